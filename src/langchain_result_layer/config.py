@@ -1,0 +1,169 @@
+"""Per-tool policies and guard settings.
+
+Example:
+    ```python
+    from langchain_result_layer import ResultLayer, ToolPolicy
+
+    layer = ResultLayer(
+        context_window=128_000,
+        tool_policies={
+            "run_sql": ToolPolicy(kind="rows", view_options={"fields": ["id", "status"]}),
+            "read_log": ToolPolicy(kind="log", max_tokens=4_000),
+            "get_plan": ToolPolicy(pinned=True),
+        },
+    )
+    ```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["GuardSettings", "ToolPolicy", "coerce_policy"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPolicy:
+    """Overrides for one tool's results.
+
+    Attributes:
+        max_tokens: Token cap for this tool's results (instead of the layer's).
+        max_chars: Character cap for this tool's results.
+        kind: View kind to use (`text`, `command`, `search`, `log`, `rows`, `file`, `json`,
+            or a registered one) instead of sniffing.
+        head_fraction: Head share of the head/tail split for text-like views (0-1).
+        pinned: Never clear this tool's results in the budget guard.
+        enabled: Process this tool's results at all (`False`: pass through untouched).
+        ttl_seconds: How long to keep this tool's raw results (`None`: store default).
+        view_options: Options for the view (for example `fields`, `page_size`).
+
+    Example:
+        ```python
+        ToolPolicy(kind="search", head_fraction=0.8)
+        ```
+    """
+
+    max_tokens: int | None = None
+    """Token cap for this tool's results (instead of the layer's)."""
+
+    max_chars: int | None = None
+    """Character cap for this tool's results."""
+
+    kind: str | None = None
+    """View kind to use instead of sniffing."""
+
+    head_fraction: float | None = None
+    """Head share of the head/tail split for text-like views."""
+
+    pinned: bool = False
+    """Never clear this tool's results in the budget guard."""
+
+    enabled: bool = True
+    """Process this tool's results at all."""
+
+    ttl_seconds: float | None = None
+    """How long to keep this tool's raw results (`None`: the store's default)."""
+
+    view_options: Mapping[str, Any] = field(default_factory=dict)
+    """Options passed to the view."""
+
+    def __post_init__(self) -> None:
+        """Validate."""
+        if self.head_fraction is not None and not 0 <= self.head_fraction <= 1:
+            msg = f"head_fraction must be within [0, 1], got {self.head_fraction}"
+            raise ValueError(msg)
+        for name in ("max_tokens", "max_chars"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                msg = f"{name} must be positive, got {value}"
+                raise ValueError(msg)
+
+
+def coerce_policy(value: ToolPolicy | Mapping[str, Any]) -> ToolPolicy:
+    """Accept a `ToolPolicy` or a dict of its fields.
+
+    Args:
+        value: The policy or its fields.
+
+    Returns:
+        The policy.
+
+    Example:
+        ```python
+        assert coerce_policy({"pinned": True}).pinned
+        ```
+    """
+    if isinstance(value, ToolPolicy):
+        return value
+    return ToolPolicy(**dict(value))
+
+
+OverflowAction = Literal["raise", "send", "drop_oldest_turns"]
+
+
+@dataclass(frozen=True, slots=True)
+class GuardSettings:
+    """How the global budget guard behaves.
+
+    Attributes:
+        trigger_fraction: Start clearing once the request passes this share of the window.
+        target_fraction: Clear until the request is under this share (batch clearing keeps
+            the prompt prefix stable for many calls).
+        keep_last: The most recent tool results that are never cleared.
+        pinned_tools: Tools whose results are never cleared.
+        clear_tool_inputs: When clearing results is not enough, also clear the arguments of
+            old tool calls.
+        on_overflow: What to do when the request still exceeds the window: `raise`
+            `ContextBudgetExceeded` (default) or `send` it anyway with a warning.
+        reserve_tokens: Tokens kept free for what the guard cannot see (system prompt and
+            tool schemas when not given, the model's output).
+        non_destructive: Do not write placeholders back to graph state; only the model's
+            input is edited (the original history stays untouched, but the prompt prefix
+            changes whenever the decision does).
+
+    Example:
+        ```python
+        GuardSettings(trigger_fraction=0.8, target_fraction=0.5, keep_last=5)
+        ```
+    """
+
+    trigger_fraction: float = 0.75
+    """Start clearing once the request passes this share of the window."""
+
+    target_fraction: float = 0.5
+    """Clear until the request is under this share of the window."""
+
+    keep_last: int = 3
+    """The most recent tool results that are never cleared."""
+
+    pinned_tools: frozenset[str] = frozenset()
+    """Tools whose results are never cleared."""
+
+    clear_tool_inputs: bool = True
+    """Also clear old tool-call arguments when clearing results is not enough."""
+
+    on_overflow: OverflowAction = "raise"
+    """`raise` `ContextBudgetExceeded`, or `send` the request anyway with a warning."""
+
+    reserve_tokens: int = 0
+    """Tokens kept free for parts of the request the guard cannot see."""
+
+    non_destructive: bool = False
+    """Edit only the model's input, never graph state."""
+
+    def __post_init__(self) -> None:
+        """Validate."""
+        if not 0 < self.target_fraction <= self.trigger_fraction <= 1:
+            msg = (
+                "need 0 < target_fraction <= trigger_fraction <= 1, got "
+                f"target={self.target_fraction}, trigger={self.trigger_fraction}"
+            )
+            raise ValueError(msg)
+        if self.keep_last < 0:
+            msg = f"keep_last must be >= 0, got {self.keep_last}"
+            raise ValueError(msg)
+        if self.reserve_tokens < 0:
+            msg = f"reserve_tokens must be >= 0, got {self.reserve_tokens}"
+            raise ValueError(msg)

@@ -1,0 +1,487 @@
+"""Token counting behind a small port.
+
+Three counters implement `TokenCounter`:
+
+- `TiktokenCounter`: exact counts with an OpenAI BPE encoding (`o200k_base` by default). The
+  encoding is loaded lazily and only from local data: tiktoken's own cache
+  (`TIKTOKEN_CACHE_DIR`) or the official files shipped by the `bpe-openai` package. It never
+  downloads, so it never hangs offline.
+- `ApproximateTokenCounter`: a conservative, content-aware estimate for when no tokenizer data
+  is available (see `langchain_result_layer.core._approx`).
+- `ChatModelTokenCounter`: a chat model's own `get_num_tokens`.
+
+`default_token_counter()` picks the exact counter when its data is present and otherwise falls
+back to the approximate one with a single warning.
+
+Example:
+    ```python
+    from langchain_result_layer.core.tokens import default_token_counter
+
+    counter = default_token_counter()
+    n = counter.count("hello world")
+    ```
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.resources
+import logging
+import os
+import tempfile
+import threading
+import types
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from langchain_result_layer.core._approx import estimate_tokens
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = [
+    "ApproximateTokenCounter",
+    "CallableTokenCounter",
+    "ChatModelTokenCounter",
+    "OfflineTokenizerWarning",
+    "TiktokenCounter",
+    "TokenCounter",
+    "default_token_counter",
+    "load_offline_encoding",
+    "resolve_token_counter",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ENCODING = "o200k_base"
+
+
+class OfflineTokenizerWarning(UserWarning):
+    """Issued once when exact token counting is unavailable and an estimate is used instead.
+
+    Example:
+        ```python
+        import warnings
+
+        warnings.simplefilter("error", OfflineTokenizerWarning)
+        ```
+    """
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Counts the tokens a piece of text costs a model.
+
+    Implementations must be thread-safe and deterministic. `exact` tells whether counts are
+    the tokenizer's own (`True`) or an estimate that is meant never to under-count (`False`).
+
+    Example:
+        ```python
+        class WordCounter:
+            name = "words"
+            exact = False
+
+            def count(self, text: str) -> int:
+                return len(text.split())
+        ```
+    """
+
+    @property
+    def name(self) -> str:
+        """A short label, for example `"tiktoken:o200k_base"`."""
+        ...
+
+    @property
+    def exact(self) -> bool:
+        """Whether counts are exact for the target model."""
+        ...
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens `text` costs."""
+        ...
+
+
+# --------------------------------------------------------------------------- tiktoken, offline
+
+_ENCODING_LOCK = threading.Lock()
+_ENCODINGS: dict[str, tiktoken.Encoding | None] = {}
+
+
+def _tiktoken_cache_path(url: str) -> str | None:
+    """Where tiktoken would look for `url` in its cache, or `None` when caching is disabled."""
+    if "TIKTOKEN_CACHE_DIR" in os.environ:
+        cache_dir = os.environ["TIKTOKEN_CACHE_DIR"]
+    elif "DATA_GYM_CACHE_DIR" in os.environ:
+        cache_dir = os.environ["DATA_GYM_CACHE_DIR"]
+    else:
+        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    if not cache_dir:
+        return None
+    return os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest())  # noqa: S324
+
+
+def _read_local_bpe(name: str, url: str, expected_hash: str | None) -> bytes | None:
+    """Return the BPE file for `name` from local sources only, verified against its hash."""
+    candidates: list[bytes] = []
+    cache_path = _tiktoken_cache_path(url)
+    if cache_path and os.path.exists(cache_path):
+        try:
+            with open(cache_path, "rb") as fh:
+                candidates.append(fh.read())
+        except OSError:  # pragma: no cover - unreadable cache file
+            pass
+    try:
+        packaged = importlib.resources.files("bpe_openai.data") / f"{name}.tiktoken.gz"
+        if packaged.is_file():
+            candidates.append(gzip.decompress(packaged.read_bytes()))
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        pass
+    for data in candidates:
+        if expected_hash is None or hashlib.sha256(data).hexdigest() == expected_hash:
+            return data
+    return None
+
+
+def _parse_bpe(data: bytes) -> dict[bytes, int]:
+    import base64
+
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if not line:
+            continue
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def load_offline_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding | None:
+    """Load a tiktoken encoding from local data only; `None` when it is not available.
+
+    The constructor parameters (split pattern, special tokens) come from tiktoken's own
+    registry; only the merge table is read locally, from tiktoken's cache or from the
+    `bpe-openai` package, and is checked against tiktoken's expected SHA-256.
+
+    Args:
+        name: Encoding name, for example `"o200k_base"` or `"cl100k_base"`.
+
+    Returns:
+        The encoding, or `None` when no verified local copy exists.
+
+    Example:
+        ```python
+        enc = load_offline_encoding("o200k_base")
+        if enc is not None:
+            print(len(enc.encode_ordinary("hello")))
+        ```
+    """
+    with _ENCODING_LOCK:
+        if name in _ENCODINGS:
+            return _ENCODINGS[name]
+        _ENCODINGS[name] = enc = _build_encoding(name)
+        return enc
+
+
+def _build_encoding(name: str) -> tiktoken.Encoding | None:
+    try:
+        import tiktoken
+        from tiktoken_ext import openai_public
+    except ImportError:  # pragma: no cover - tiktoken is a hard dependency
+        return None
+    constructor = openai_public.ENCODING_CONSTRUCTORS.get(name)
+    if constructor is None:
+        return None
+    missing: list[str] = []
+
+    def local_loader(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        data = _read_local_bpe(name, url, expected_hash)
+        if data is None:
+            missing.append(url)
+            raise LookupError(url)
+        return _parse_bpe(data)
+
+    # Re-bind the constructor to a private globals dict whose loader reads local files only,
+    # so tiktoken's registry stays the single source of the split pattern and special tokens.
+    fn_globals = dict(constructor.__globals__)
+    fn_globals["load_tiktoken_bpe"] = local_loader
+    local_constructor = types.FunctionType(
+        constructor.__code__,
+        fn_globals,
+        constructor.__name__,
+        constructor.__defaults__,
+        constructor.__closure__,
+    )
+    try:
+        params: dict[str, Any] = local_constructor()
+    except LookupError:
+        logger.debug("no local BPE data for %s (looked for %s)", name, missing)
+        return None
+    return tiktoken.Encoding(**params)
+
+
+def _encoding_name_for_model(model: str) -> str:
+    try:
+        import tiktoken
+
+        return str(tiktoken.encoding_name_for_model(model))
+    except (KeyError, ImportError):
+        return DEFAULT_ENCODING
+
+
+class TiktokenCounter:
+    """Exact token counts with a tiktoken encoding loaded from local data.
+
+    Args:
+        encoding: Encoding name. Ignored when `model` is given and known to tiktoken.
+        model: Model name; its encoding is looked up in tiktoken's table.
+
+    Raises:
+        LookupError: On first use, when the encoding's data is not available locally.
+
+    Example:
+        ```python
+        counter = TiktokenCounter(model="gpt-4o")
+        assert counter.count("") == 0
+        ```
+    """
+
+    def __init__(self, *, encoding: str = DEFAULT_ENCODING, model: str | None = None) -> None:
+        self._encoding_name = _encoding_name_for_model(model) if model else encoding
+        self._encoding: tiktoken.Encoding | None = None
+
+    @property
+    def name(self) -> str:
+        """`tiktoken:<encoding>`."""
+        return f"tiktoken:{self._encoding_name}"
+
+    @property
+    def exact(self) -> bool:
+        """Always `True`."""
+        return True
+
+    @property
+    def available(self) -> bool:
+        """Whether the encoding's data can be loaded without a download."""
+        return load_offline_encoding(self._encoding_name) is not None
+
+    def _enc(self) -> tiktoken.Encoding:
+        enc = self._encoding
+        if enc is None:
+            enc = load_offline_encoding(self._encoding_name)
+            if enc is None:
+                msg = (
+                    f"tiktoken encoding {self._encoding_name!r} is not available offline; "
+                    "install `bpe-openai` or set TIKTOKEN_CACHE_DIR"
+                )
+                raise LookupError(msg)
+            self._encoding = enc
+        return enc
+
+    def count(self, text: str) -> int:
+        """Count tokens exactly; special-token text counts as ordinary text."""
+        if not text:
+            return 0
+        enc = self._enc()
+        try:
+            return len(enc.encode_ordinary(text))
+        except UnicodeEncodeError:
+            # Lone surrogates cannot be encoded as UTF-8; tiktoken sees them as U+FFFD.
+            fixed = text.encode("utf-8", "replace").decode("utf-8")
+            return len(enc.encode_ordinary(fixed))
+
+    def __repr__(self) -> str:
+        return f"TiktokenCounter(encoding={self._encoding_name!r})"
+
+
+class ApproximateTokenCounter:
+    """A conservative, content-aware token estimate that needs no tokenizer data.
+
+    Calibrated on real logs, code, JSON, base64 and CJK text against `o200k_base` and
+    `cl100k_base` so that it rarely under-counts (see `core/_approx.py` for the measured
+    figures). Plain `len(text) / 4` under-counts JSON, base64 and CJK text badly.
+
+    Example:
+        ```python
+        counter = ApproximateTokenCounter()
+        assert counter.count("x" * 400) >= 100
+        ```
+    """
+
+    @property
+    def name(self) -> str:
+        """`approximate`."""
+        return "approximate"
+
+    @property
+    def exact(self) -> bool:
+        """Always `False`."""
+        return False
+
+    def count(self, text: str) -> int:
+        """Estimate tokens; errs on the high side."""
+        return estimate_tokens(text)
+
+    def __repr__(self) -> str:
+        return "ApproximateTokenCounter()"
+
+
+class _SupportsGetNumTokens(Protocol):
+    def get_num_tokens(self, text: str) -> int: ...
+
+
+class ChatModelTokenCounter:
+    """Counts with a chat model's own `get_num_tokens`.
+
+    Args:
+        model: Any object with `get_num_tokens(text) -> int`, such as a LangChain chat model.
+        exact: Whether the model's counter is exact (most provider counters are).
+
+    Example:
+        ```python
+        from langchain_core.language_models import FakeListChatModel
+
+        counter = ChatModelTokenCounter(FakeListChatModel(responses=["hi"]))
+        counter.count("some text")
+        ```
+    """
+
+    def __init__(self, model: _SupportsGetNumTokens, *, exact: bool = True) -> None:
+        self._model = model
+        self._exact = exact
+
+    @property
+    def name(self) -> str:
+        """`model:<class name>`."""
+        return f"model:{type(self._model).__name__}"
+
+    @property
+    def exact(self) -> bool:
+        """As given to the constructor."""
+        return self._exact
+
+    def count(self, text: str) -> int:
+        """Delegate to the model."""
+        return int(self._model.get_num_tokens(text)) if text else 0
+
+
+class CallableTokenCounter:
+    """Wraps a plain `str -> int` function as a `TokenCounter`.
+
+    Args:
+        fn: The counting function.
+        name: A label for reports.
+        exact: Whether `fn` is exact.
+
+    Example:
+        ```python
+        counter = CallableTokenCounter(lambda s: len(s) // 3 + 1, name="thirds")
+        ```
+    """
+
+    def __init__(self, fn: Callable[[str], int], *, name: str = "callable", exact: bool = False):
+        self._fn = fn
+        self._name = name
+        self._exact = exact
+
+    @property
+    def name(self) -> str:
+        """As given to the constructor."""
+        return self._name
+
+    @property
+    def exact(self) -> bool:
+        """As given to the constructor."""
+        return self._exact
+
+    def count(self, text: str) -> int:
+        """Delegate to the function."""
+        return int(self._fn(text)) if text else 0
+
+
+_WARNED_FALLBACK = False
+_WARN_LOCK = threading.Lock()
+
+
+def _warn_fallback_once(reason: str) -> None:
+    global _WARNED_FALLBACK  # noqa: PLW0603 - a process-wide "warn once" flag
+    with _WARN_LOCK:
+        if _WARNED_FALLBACK:
+            return
+        _WARNED_FALLBACK = True
+    warnings.warn(
+        f"Exact token counting is unavailable ({reason}); using a conservative estimate that "
+        "over-counts by about 10-40%. Install `bpe-openai` or set TIKTOKEN_CACHE_DIR to a "
+        "directory holding tiktoken's encoding files for exact counts.",
+        OfflineTokenizerWarning,
+        stacklevel=3,
+    )
+
+
+def default_token_counter(model: str | None = None) -> TokenCounter:
+    """The best counter available offline: exact tiktoken, else the calibrated estimate.
+
+    Args:
+        model: Optional model name used to choose the tiktoken encoding.
+
+    Returns:
+        A `TiktokenCounter` when its data is available locally, otherwise an
+        `ApproximateTokenCounter` (with a one-time `OfflineTokenizerWarning`).
+
+    Example:
+        ```python
+        counter = default_token_counter("gpt-4o-mini")
+        ```
+    """
+    counter = TiktokenCounter(model=model) if model else TiktokenCounter()
+    if counter.available:
+        return counter
+    _warn_fallback_once(f"no local data for {counter.name}")
+    return ApproximateTokenCounter()
+
+
+def resolve_token_counter(spec: object = None, *, model_name: str | None = None) -> TokenCounter:
+    """Turn a user's `token_counter=` argument into a `TokenCounter`.
+
+    Args:
+        spec: `None` or `"auto"` (best available), `"tiktoken"`, `"approximate"`, an encoding
+            name such as `"cl100k_base"`, a `TokenCounter`, an object with `get_num_tokens`
+            (a chat model), or a `str -> int` callable.
+        model_name: Used to pick the tiktoken encoding for `None`/`"auto"`/`"tiktoken"`.
+
+    Returns:
+        A counter.
+
+    Raises:
+        TypeError: When `spec` is none of the above.
+
+    Example:
+        ```python
+        counter = resolve_token_counter("approximate")
+        assert counter.exact is False
+        ```
+    """
+    if spec is None or spec == "auto":
+        return default_token_counter(model_name)
+    if spec == "approximate":
+        return ApproximateTokenCounter()
+    if spec == "tiktoken":
+        exact = TiktokenCounter(model=model_name) if model_name else TiktokenCounter()
+        if exact.available:
+            return exact
+        _warn_fallback_once(f"no local data for {exact.name}")
+        return ApproximateTokenCounter()
+    if isinstance(spec, str):
+        enc_counter = TiktokenCounter(encoding=spec)
+        if enc_counter.available:
+            return enc_counter
+        _warn_fallback_once(f"no local data for {enc_counter.name}")
+        return ApproximateTokenCounter()
+    if isinstance(spec, TokenCounter):
+        return spec
+    if hasattr(spec, "get_num_tokens"):
+        return ChatModelTokenCounter(spec)
+    if callable(spec):
+        return CallableTokenCounter(spec)
+    msg = f"token_counter must be a TokenCounter, a chat model, a callable or a name; got {spec!r}"
+    raise TypeError(msg)

@@ -1,0 +1,243 @@
+"""The unified result protocol: `ResultView`.
+
+Every kind of view (text, command, log, rows, file, JSON, search hits, binary, blocks)
+describes itself with the same JSON-serialisable record. It is what a processed
+`ToolMessage.artifact` carries, and the model-visible text is rendered from it.
+
+- `summary` holds facts only (counts, ranges, distributions).
+- `items` holds the evidence shown (segments of text, rows, hits, templates, windows).
+- `observations` holds inferences, kept apart from facts.
+- `references` maps names (`all`, `next`, `current`, `first_error`, ...) to references.
+- `omitted` lists exactly what was left out, as line and character ranges.
+
+A LangGraph checkpoint stores the artifact as a plain dict; `ResultView.from_artifact`
+accepts both forms.
+
+Example:
+    ```python
+    from langchain_result_layer.core.view import ResultView
+
+    view = ResultView(kind="text", summary={"lines": 3}, total=3, unit="lines", shown=3)
+    again = ResultView.from_artifact(view.to_dict())
+    assert again == view
+    ```
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+__all__ = ["ARTIFACT_MARKER", "OmittedRange", "ResultView"]
+
+ARTIFACT_MARKER = "langchain_result_layer.ResultView/1"
+"""Value of the `protocol` key that identifies a serialised `ResultView`."""
+
+
+@dataclass(slots=True)
+class OmittedRange:
+    """One contiguous stretch of the (normalised) original that the view leaves out.
+
+    Line numbers are 1-based and inclusive and split on `\\n`; they are the same in the raw
+    result and in its normalised form (normalisation never adds or removes a newline).
+    Character offsets are 0-based, end-exclusive, in the normalised text.
+
+    Attributes:
+        start_line: First omitted line (possibly only its tail is omitted).
+        end_line: Last omitted line (possibly only its head is omitted).
+        start_char: First omitted character.
+        end_char: One past the last omitted character.
+        lines: Number of whole lines omitted.
+        partial_start: Whether `start_line` is only partly omitted.
+        partial_end: Whether `end_line` is only partly omitted.
+
+    Example:
+        ```python
+        r = OmittedRange(start_line=41, end_line=99, start_char=1000, end_char=5000, lines=59)
+        assert r.chars == 4000
+        ```
+    """
+
+    start_line: int
+    end_line: int
+    start_char: int
+    end_char: int
+    lines: int
+    partial_start: bool = False
+    partial_end: bool = False
+
+    @property
+    def chars(self) -> int:
+        """Number of characters omitted."""
+        return self.end_char - self.start_char
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        data = asdict(self)
+        data["chars"] = self.chars
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OmittedRange:
+        """Inverse of `to_dict`.
+
+        Args:
+            data: A dict produced by `to_dict`.
+
+        Returns:
+            The range.
+        """
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(slots=True)
+class ResultView:
+    """Structured record of what the model was shown for one tool result.
+
+    Attributes:
+        kind: View kind: `text`, `command`, `log`, `rows`, `file`, `json`, `search`,
+            `binary`, `blocks`, or a user-registered kind.
+        summary: Facts only: counts, ranges, distributions.
+        items: Evidence shown, each a JSON-ready dict with a `type` key.
+        total: How many units the result holds (lines, rows, hits, keys), when known.
+        unit: What `total` and `shown` count.
+        shown: How many units the view shows (fully or partly).
+        observations: Inferences drawn from the facts, if any.
+        references: Named references, for example `all`, `next`, `first_error`.
+        omitted: Exactly what was left out.
+        truncated: Whether anything was left out.
+        original_chars: Characters of the normalised original.
+        original_lines: Lines of the original.
+        original_bytes: UTF-8 bytes of the raw original (bytes for binary results).
+        shown_chars: Characters of the rendered view (what the model sees).
+        shown_tokens: Tokens of the rendered view under `counter`.
+        budget_tokens: The token budget the view was rendered for.
+        budget_chars: The character budget the view was rendered for.
+        counter: Name of the token counter used.
+        normalised: Whether the view's text differs from the raw text (ANSI codes removed,
+            carriage-return progress collapsed, control characters replaced).
+        record_id: Id of the stored raw result, when stored.
+        stored: Whether the raw result is in the store.
+        store_error: Why the raw result could not be stored, if it could not.
+        tool_name: Name of the tool that produced the result.
+        status: `success` or `error`, from the `ToolMessage`.
+        original_artifact: The tool's own artifact, untouched.
+
+    Example:
+        ```python
+        view = ResultView(kind="rows", total=40_000, unit="rows", shown=50, truncated=True)
+        view.references["next"] = "ref://tool-result/AbCdEfGhIjKlMnOpQrStUv/rows?page=2"
+        ```
+    """
+
+    kind: str
+    summary: dict[str, Any] = field(default_factory=dict)
+    items: list[dict[str, Any]] = field(default_factory=list)
+    total: int | None = None
+    unit: str = "lines"
+    shown: int = 0
+    observations: list[str] = field(default_factory=list)
+    references: dict[str, str] = field(default_factory=dict)
+    omitted: list[OmittedRange] = field(default_factory=list)
+    truncated: bool = False
+    original_chars: int = 0
+    original_lines: int = 0
+    original_bytes: int = 0
+    shown_chars: int = 0
+    shown_tokens: int = 0
+    budget_tokens: int = 0
+    budget_chars: int = 0
+    counter: str = ""
+    normalised: bool = False
+    record_id: str | None = None
+    stored: bool = False
+    store_error: str | None = None
+    tool_name: str | None = None
+    status: str = "success"
+    original_artifact: Any = None
+
+    @property
+    def omitted_chars(self) -> int:
+        """Total characters left out."""
+        return sum(r.chars for r in self.omitted)
+
+    @property
+    def omitted_lines(self) -> int:
+        """Total whole lines left out."""
+        return sum(r.lines for r in self.omitted)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the original artifact is kept as is, not converted).
+
+        Returns:
+            A dict with a `protocol` marker, accepted by `from_artifact`.
+        """
+        data: dict[str, Any] = {"protocol": ARTIFACT_MARKER}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "omitted":
+                value = [r.to_dict() for r in value]
+            elif isinstance(value, (dict, list)) and f.name != "original_artifact":
+                value = _copy_json(value)
+            data[f.name] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ResultView:
+        """Inverse of `to_dict`; unknown keys are ignored.
+
+        Args:
+            data: A dict produced by `to_dict` (for example after a checkpoint round trip).
+
+        Returns:
+            The view.
+        """
+        names = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["omitted"] = [
+            r if isinstance(r, OmittedRange) else OmittedRange.from_dict(r)
+            for r in kwargs.get("omitted", [])
+        ]
+        return cls(**kwargs)
+
+    @staticmethod
+    def is_view_artifact(artifact: object) -> bool:
+        """Whether `artifact` is a `ResultView` or its serialised dict.
+
+        Args:
+            artifact: A `ToolMessage.artifact`.
+
+        Returns:
+            `True` for views produced by this package.
+        """
+        if isinstance(artifact, ResultView):
+            return True
+        return isinstance(artifact, dict) and artifact.get("protocol") == ARTIFACT_MARKER
+
+    @classmethod
+    def from_artifact(cls, artifact: object) -> ResultView | None:
+        """Recover a view from a `ToolMessage.artifact` (object or checkpointed dict).
+
+        Args:
+            artifact: The artifact.
+
+        Returns:
+            The view, or `None` when the artifact is not one of ours.
+        """
+        if isinstance(artifact, ResultView):
+            return artifact
+        if isinstance(artifact, dict) and artifact.get("protocol") == ARTIFACT_MARKER:
+            return cls.from_dict(artifact)
+        # A dataclass restored by a serializer that dropped the marker.
+        if isinstance(artifact, dict) and {"kind", "omitted", "budget_tokens"} <= artifact.keys():
+            return cls.from_dict(artifact)
+        return None
+
+
+def _copy_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _copy_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy_json(v) for v in value]
+    return value

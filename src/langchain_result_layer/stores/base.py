@@ -1,0 +1,276 @@
+"""The `ResultStore` port: where raw tool results live, outside graph checkpoints.
+
+A store keeps each raw result exactly (text or bytes), split into chunks with a line index so
+that a read costs what it returns. Every record is bound to the `Principal` that wrote it and
+every read re-checks the caller's principal: a reference alone grants nothing. A missing, an
+expired and another principal's record all raise the same `RecordNotAccessibleError`.
+
+Coordinates used by every backend:
+
+- lines are 1-based and inclusive, split on `\\n` (a `\\r\\n` line ends with `\\r\\n`); a
+  result with no newline has one line; the empty result has zero lines;
+- offsets are 0-based characters (bytes for binary records), end-exclusive.
+
+Example:
+    ```python
+    from langchain_result_layer.stores import InMemoryResultStore, Principal
+
+    store = InMemoryResultStore()
+    meta = store.put("a\\nb\\nc\\n", principal=Principal(user="u1"), kind="text")
+    part = store.read(meta.record_id, principal=Principal(user="u1"), start_line=2, end_line=3)
+    assert part.data == "b\\nc\\n"
+    ```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "DEFAULT_TTL_SECONDS",
+    "AuditEntry",
+    "Principal",
+    "ReadResult",
+    "RecordMeta",
+    "ResultStore",
+]
+
+DEFAULT_TTL_SECONDS: float = 7 * 24 * 3600.0
+"""Default lifetime of a stored result: seven days."""
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who owns (or asks for) a stored result.
+
+    A record is readable only by a principal whose `tenant`, `user` and `thread` equal the
+    record's (the access policy of a store may relax the thread check).
+
+    Attributes:
+        tenant: Tenant or organisation id.
+        user: User id.
+        thread: Conversation thread id.
+
+    Example:
+        ```python
+        p = Principal(tenant="acme", user="ada", thread="t-1")
+        assert p.as_dict()["tenant"] == "acme"
+        ```
+    """
+
+    tenant: str | None = None
+    user: str | None = None
+    thread: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        """The three fields as a dict."""
+        return {"tenant": self.tenant, "user": self.user, "thread": self.thread}
+
+    def __str__(self) -> str:
+        """`tenant/user/thread` with `-` for unset parts."""
+        return "/".join(part or "-" for part in (self.tenant, self.user, self.thread))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordMeta:
+    """What a store knows about one record, without its data.
+
+    Attributes:
+        record_id: The record's id (22 URL-safe characters).
+        kind: View kind that produced it.
+        principal: Owner.
+        is_binary: Whether the data is bytes.
+        size: Characters (bytes when binary) actually stored.
+        original_size: Characters (bytes) of the result before any size-cap policy.
+        line_count: Lines of the stored data.
+        capped: Whether the size cap or the quota forced the store to keep only a bounded
+            head and tail (then `size < original_size`).
+        created_at: Unix time of the write.
+        expires_at: Unix time after which the record is gone (`None`: never).
+        tool_name: Name of the tool that produced the result.
+        tool_call_id: The tool call's id.
+        extra: Small JSON-ready metadata (for example the view's summary line).
+
+    Example:
+        ```python
+        meta.line_count  # doctest: +SKIP
+        ```
+    """
+
+    record_id: str
+    kind: str
+    principal: Principal
+    is_binary: bool
+    size: int
+    original_size: int
+    line_count: int
+    capped: bool
+    created_at: float
+    expires_at: float | None
+    tool_name: str | None = None
+    tool_call_id: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """One range read from a record.
+
+    Attributes:
+        meta: The record's metadata.
+        data: The slice, exactly as stored (`str`, or `bytes` for binary records).
+        start_line: First line served (1-based), or `None` for offset reads.
+        end_line: Last line served (inclusive), or `None` for offset reads.
+        offset: Offset of the first character (byte) served.
+        end_offset: One past the last character (byte) served.
+
+    Example:
+        ```python
+        part.end_offset - part.offset == len(part.data)  # doctest: +SKIP
+        ```
+    """
+
+    meta: RecordMeta
+    data: str | bytes
+    start_line: int | None
+    end_line: int | None
+    offset: int
+    end_offset: int
+
+    @property
+    def at_end(self) -> bool:
+        """Whether the read reached the end of the record."""
+        return self.end_offset >= self.meta.size
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One line of the audit log: every read and every denied read is recorded.
+
+    Attributes:
+        at: Unix time.
+        principal: Who asked.
+        record_id: Which record.
+        action: `read`, `info`, `put`, `delete` or `purge`.
+        range: The range asked for, as text (`lines=10-20`, `offset=0+100`).
+        granted: Whether access was granted.
+
+    Example:
+        ```python
+        [e for e in store.audit_log() if not e.granted]  # doctest: +SKIP
+        ```
+    """
+
+    at: float
+    principal: Principal
+    record_id: str
+    action: str
+    range: str
+    granted: bool
+
+
+@runtime_checkable
+class ResultStore(Protocol):
+    """Port for raw-result storage; every method has a sync and an async twin.
+
+    Implementations must be safe under concurrent calls from threads and coroutines, and
+    async methods must never block the event loop.
+
+    Example:
+        ```python
+        def save(store: ResultStore, text: str) -> str:
+            return store.put(text, principal=Principal(), kind="text").record_id
+        ```
+    """
+
+    def put(
+        self,
+        data: str | bytes,
+        *,
+        principal: Principal,
+        kind: str = "text",
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+        ttl_seconds: float | None = None,
+        extra: Mapping[str, Any] | None = None,
+        record_id: str | None = None,
+    ) -> RecordMeta:
+        """Store a raw result and return its metadata (a new random id unless given).
+
+        `ttl_seconds=None` uses the store's default TTL. Raises `StoreUnavailableError`
+        (or its subclass `StoreQuotaExceededError`) when the write cannot be done.
+        """
+        ...
+
+    async def aput(
+        self,
+        data: str | bytes,
+        *,
+        principal: Principal,
+        kind: str = "text",
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+        ttl_seconds: float | None = None,
+        extra: Mapping[str, Any] | None = None,
+        record_id: str | None = None,
+    ) -> RecordMeta:
+        """Async twin of `put`."""
+        ...
+
+    def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
+        """Metadata of a record; raises `RecordNotAccessibleError`."""
+        ...
+
+    async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
+        """Async twin of `info`."""
+        ...
+
+    def read(
+        self,
+        record_id: str,
+        *,
+        principal: Principal,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> ReadResult:
+        """Read a line range or an offset range (or everything when neither is given).
+
+        Lines beyond the end are clipped; reading from past the end returns empty data.
+        Raises `RecordNotAccessibleError` or `StoreUnavailableError`.
+        """
+        ...
+
+    async def aread(
+        self,
+        record_id: str,
+        *,
+        principal: Principal,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> ReadResult:
+        """Async twin of `read`."""
+        ...
+
+    def delete(self, record_id: str, *, principal: Principal) -> bool:
+        """Delete a record the principal owns; `True` when something was deleted."""
+        ...
+
+    def purge_expired(self, *, now: float | None = None) -> int:
+        """Delete every expired record; returns how many were deleted."""
+        ...
+
+    def audit_log(
+        self, *, record_id: str | None = None, limit: int = 100
+    ) -> list[AuditEntry]:
+        """Most recent audit entries first, optionally for one record."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

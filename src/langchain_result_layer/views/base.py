@@ -1,0 +1,416 @@
+"""The view interface: how one kind of result is prepared, stored, rendered and paged.
+
+A view class turns a tool's output into
+
+1. `Prepared`: the exact raw form to store (text or bytes) plus whatever parsed data it needs;
+2. `Rendered`: the model-visible content (within `ViewContext.budget`) and its `ResultView`;
+3. on a fetch, the rendering of one slice (a page, a line range, a character range).
+
+Views are pure: the pipeline does the storing, the fetch tool does the reading, and views only
+compute. Users register their own view classes with `register_view`.
+
+Example:
+    ```python
+    from langchain_result_layer.views.base import ResultViewBuilder, register_view
+
+
+    class CsvView(ResultViewBuilder):
+        kind = "csv"
+
+        def sniff(self, payload: object) -> float:
+            return 0.9 if isinstance(payload, str) and payload.count(",") > 10 else 0.0
+
+        # prepare() and render() as in TextView ...
+
+
+    register_view(CsvView())
+    ```
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from langchain_result_layer.core.budget import Budget
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
+from langchain_result_layer.core.tokens import TokenCounter
+from langchain_result_layer.core.view import ResultView
+
+__all__ = [
+    "Prepared",
+    "Rendered",
+    "ResultViewBuilder",
+    "SliceRequest",
+    "ViewContext",
+    "budget_with",
+    "get_view",
+    "register_view",
+    "registered_views",
+    "render_slice",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ViewContext:
+    """Everything a view needs to render one result.
+
+    Attributes:
+        budget: Bound for the whole rendered content.
+        counter: Token counter the budget is measured with.
+        tool_name: Name of the tool that produced the result.
+        is_error: Whether the tool reported an error.
+        reference: Reference to the stored raw result (no range), when stored.
+        store_note: What to tell the model when the raw result could not be stored.
+        fetch_tool_name: Name of the fetch tool, for "read more" calls.
+        head_fraction: Per-tool override of the head share (text-like views).
+        options: Per-tool view options (for example `fields`, `page_size`).
+
+    Example:
+        ```python
+        ctx = ViewContext(budget=Budget(tokens=2_000, chars=8_000), counter=counter)
+        ```
+    """
+
+    budget: Budget
+    counter: TokenCounter
+    tool_name: str | None = None
+    is_error: bool = False
+    reference: Reference | None = None
+    store_note: str | None = None
+    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME
+    head_fraction: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A tool output made ready for storing and rendering.
+
+    Attributes:
+        raw: The exact form to store (`str`, or `bytes` for binary results). Reading every
+            range of it back rebuilds it exactly.
+        data: Parsed data the view keeps for rendering (rows, parsed JSON, ...).
+        text: Whether `raw` should be shown as text when it fits the budget unchanged.
+        facts: Facts learnt while preparing (row count, columns, ...).
+
+    Example:
+        ```python
+        prepared = Prepared(raw="a\\nb\\n", data=None)
+        ```
+    """
+
+    raw: str | bytes
+    data: Any = None
+    text: bool = True
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Rendered:
+    """What the model sees and the record of it.
+
+    Attributes:
+        content: Model-visible content: a string, or a list of content blocks.
+        view: The structured record (becomes the `ToolMessage.artifact`).
+
+    Example:
+        ```python
+        rendered.view.truncated  # doctest: +SKIP
+        ```
+    """
+
+    content: str | list[Any]
+    view: ResultView
+
+
+@dataclass(frozen=True, slots=True)
+class SliceRequest:
+    """The part of a stored result that a fetch asks for, in store coordinates.
+
+    Exactly one of the two forms is set: lines (1-based, inclusive) or characters/bytes
+    (0-based offset and a length).
+
+    Attributes:
+        start_line: First line.
+        end_line: Last line (inclusive).
+        offset: First character (byte).
+        limit: Length in characters (bytes).
+
+    Example:
+        ```python
+        SliceRequest(start_line=1, end_line=50)
+        ```
+    """
+
+    start_line: int | None = None
+    end_line: int | None = None
+    offset: int | None = None
+    limit: int | None = None
+
+
+class ResultViewBuilder(ABC):
+    """Base class of every view kind.
+
+    Subclasses set `kind`, implement `sniff`, `prepare` and `render`, and may override
+    `slice_for` and `render_slice` to make pages mean something other than lines.
+
+    Example:
+        ```python
+        class UpperView(ResultViewBuilder):
+            kind = "upper"
+
+            def sniff(self, payload: object) -> float:
+                return 0.0
+
+            def prepare(self, payload: object) -> Prepared:
+                return Prepared(raw=str(payload))
+
+            def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+                text = str(prepared.raw).upper()[: ctx.budget.chars]
+                return Rendered(content=text, view=ResultView(kind=self.kind))
+        ```
+    """
+
+    kind: ClassVar[str] = "text"
+    """Name of the kind, used in references and `ToolPolicy.kind`."""
+
+    default_page_size: ClassVar[int] = 100
+    """Units per page when a reference gives `page` without `page_size`."""
+
+    @abstractmethod
+    def sniff(self, payload: object) -> float:
+        """How likely `payload` is this kind: 0 (no) to 1 (certainly).
+
+        Args:
+            payload: The tool's output (string, blocks, bytes, or any object).
+
+        Returns:
+            A confidence score.
+        """
+
+    @abstractmethod
+    def prepare(self, payload: object) -> Prepared:
+        """Make the raw form to store and parse what rendering needs.
+
+        Args:
+            payload: The tool's output.
+
+        Returns:
+            The prepared result.
+        """
+
+    @abstractmethod
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """Render the view within `ctx.budget` (tokens and characters, exactly).
+
+        Args:
+            prepared: Output of `prepare`.
+            ctx: Budget, counter, reference and options.
+
+        Returns:
+            The content and its `ResultView`.
+        """
+
+    def slice_for(self, reference: Reference, line_count: int) -> SliceRequest:
+        """Translate a reference's range into store coordinates.
+
+        The default treats a page as `page_size` lines.
+
+        Args:
+            reference: The reference being fetched.
+            line_count: Lines in the stored record.
+
+        Returns:
+            The slice to read.
+        """
+        if reference.offset is not None or reference.limit is not None:
+            return SliceRequest(offset=reference.offset or 0, limit=reference.limit)
+        if reference.page is not None or reference.page_size is not None:
+            size = reference.page_size or self.default_page_size
+            page = reference.page or 1
+            start = (page - 1) * size + 1
+            return SliceRequest(start_line=start, end_line=start + size - 1)
+        if reference.start_line is not None or reference.end_line is not None:
+            start = reference.start_line or 1
+            end = reference.end_line if reference.end_line is not None else max(start, line_count)
+            return SliceRequest(start_line=start, end_line=end)
+        return SliceRequest(start_line=1, end_line=max(1, line_count))
+
+
+_REGISTRY: dict[str, ResultViewBuilder] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+
+def register_view(view: ResultViewBuilder, *, replace: bool = True) -> None:
+    """Register a view instance under its `kind`.
+
+    Args:
+        view: The view.
+        replace: Replace an existing view of the same kind (default) or raise.
+
+    Raises:
+        ValueError: When the kind is taken and `replace` is false.
+
+    Example:
+        ```python
+        register_view(MyView())
+        ```
+    """
+    with _REGISTRY_LOCK:
+        if not replace and view.kind in _REGISTRY:
+            msg = f"a view for kind {view.kind!r} is already registered"
+            raise ValueError(msg)
+        _REGISTRY[view.kind] = view
+
+
+def get_view(kind: str) -> ResultViewBuilder | None:
+    """The registered view for `kind`, if any.
+
+    Args:
+        kind: A kind name.
+
+    Returns:
+        The view or `None`.
+
+    Example:
+        ```python
+        get_view("text")
+        ```
+    """
+    with _REGISTRY_LOCK:
+        return _REGISTRY.get(kind)
+
+
+def registered_views() -> dict[str, ResultViewBuilder]:
+    """A snapshot of the registry.
+
+    Returns:
+        Kind -> view.
+
+    Example:
+        ```python
+        sorted(registered_views())
+        ```
+    """
+    with _REGISTRY_LOCK:
+        return dict(_REGISTRY)
+
+
+def budget_with(ctx: ViewContext, budget: Budget) -> ViewContext:
+    """A copy of `ctx` with another budget.
+
+    Args:
+        ctx: The context.
+        budget: The new budget.
+
+    Returns:
+        The new context.
+
+    Example:
+        ```python
+        smaller = budget_with(ctx, ctx.budget.scaled(0.5))
+        ```
+    """
+    return ViewContext(
+        budget=budget,
+        counter=ctx.counter,
+        tool_name=ctx.tool_name,
+        is_error=ctx.is_error,
+        reference=ctx.reference,
+        store_note=ctx.store_note,
+        fetch_tool_name=ctx.fetch_tool_name,
+        head_fraction=ctx.head_fraction,
+        options=ctx.options,
+    )
+
+
+def _render_slice_default(
+    view: ResultViewBuilder,
+    data: str | bytes,
+    *,
+    reference: Reference,
+    slice_start_line: int | None,
+    slice_offset: int,
+    record_size: int,
+    record_lines: int,
+    ctx: ViewContext,
+) -> Rendered:
+    from langchain_result_layer.views.slices import render_text_slice  # noqa: PLC0415
+
+    return render_text_slice(
+        data,
+        kind=view.kind,
+        reference=reference,
+        slice_start_line=slice_start_line,
+        slice_offset=slice_offset,
+        record_size=record_size,
+        record_lines=record_lines,
+        ctx=ctx,
+    )
+
+
+def render_slice(
+    view: ResultViewBuilder,
+    data: str | bytes,
+    *,
+    reference: Reference,
+    slice_start_line: int | None,
+    slice_offset: int,
+    record_size: int,
+    record_lines: int,
+    ctx: ViewContext,
+) -> Rendered:
+    """Render a fetched slice with `view.render_slice` when the view defines it.
+
+    Views may define `render_slice(data, *, reference, slice_start_line, slice_offset,
+    record_size, record_lines, ctx) -> Rendered` to show pages their own way (rows as a
+    table); otherwise the slice is shown as fenced text within the budget, with a `next`
+    reference.
+
+    Args:
+        view: The view of the record's kind.
+        data: The slice read from the store.
+        reference: The reference being fetched.
+        slice_start_line: Line number of the slice's first line (line reads).
+        slice_offset: Offset of the slice's first character (byte).
+        record_size: Size of the whole record.
+        record_lines: Lines of the whole record.
+        ctx: Budget, counter and the record's base reference.
+
+    Returns:
+        The rendered slice.
+
+    Example:
+        ```python
+        render_slice(get_view("text"), "a\\nb\\n", reference=ref, slice_start_line=1,
+                     slice_offset=0, record_size=4, record_lines=2, ctx=ctx)  # doctest: +SKIP
+        ```
+    """
+    custom = getattr(view, "render_slice", None)
+    if callable(custom):
+        result = custom(
+            data,
+            reference=reference,
+            slice_start_line=slice_start_line,
+            slice_offset=slice_offset,
+            record_size=record_size,
+            record_lines=record_lines,
+            ctx=ctx,
+        )
+        if isinstance(result, Rendered):
+            return result
+    return _render_slice_default(
+        view,
+        data,
+        reference=reference,
+        slice_start_line=slice_start_line,
+        slice_offset=slice_offset,
+        record_size=record_size,
+        record_lines=record_lines,
+        ctx=ctx,
+    )

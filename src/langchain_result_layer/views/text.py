@@ -1,0 +1,194 @@
+"""Plain text view: the truncation engine (head + error windows + tail).
+
+It is the fallback for every result no other view claims, and the base of the command and
+search views, which only change the head/tail split.
+
+Example:
+    ```python
+    from langchain_result_layer.core.budget import Budget
+    from langchain_result_layer.core.tokens import ApproximateTokenCounter
+    from langchain_result_layer.views.base import ViewContext
+    from langchain_result_layer.views.text import TextView
+
+    view = TextView()
+    ctx = ViewContext(budget=Budget(tokens=300, chars=2_000), counter=ApproximateTokenCounter())
+    rendered = view.render(view.prepare("line\\n" * 10_000), ctx)
+    assert rendered.view.truncated
+    ```
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from langchain_result_layer.core.jsonable import to_json_text
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import fetch_call
+from langchain_result_layer.core.truncate import TextTruncation, truncate_text
+from langchain_result_layer.core.view import ResultView
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+
+__all__ = ["TextView", "text_result_view", "utf8_length"]
+
+
+def utf8_length(text: str) -> int:
+    """UTF-8 size of `text` in bytes (lone surrogates count as 3 bytes).
+
+    Args:
+        text: Any text.
+
+    Returns:
+        Byte length.
+
+    Example:
+        ```python
+        assert utf8_length("é") == 2
+        ```
+    """
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def text_result_view(
+    cut: TextTruncation,
+    *,
+    kind: str,
+    raw: str,
+    ctx: ViewContext,
+    reference: Reference | None,
+) -> ResultView:
+    """Build the `ResultView` record of a text truncation.
+
+    Args:
+        cut: The engine's output.
+        kind: View kind to record.
+        raw: The raw text that was cut.
+        ctx: The view context.
+        reference: Reference to the stored raw result, with this kind.
+
+    Returns:
+        The record.
+
+    Example:
+        ```python
+        view = text_result_view(cut, kind="text", raw=raw, ctx=ctx, reference=None)  # doctest: +SKIP
+        ```
+    """
+    references: dict[str, str] = {}
+    if reference is not None:
+        references["all"] = str(reference)
+        if cut.omitted:
+            first = cut.omitted[0]
+            start = first.start_line + (1 if first.partial_start else 0)
+            if start <= first.end_line:
+                references["next"] = str(reference.with_lines(start, first.end_line))
+            else:
+                references["next"] = str(reference.with_chars(first.start_char, first.chars))
+        for i, hit in enumerate(cut.error_lines[:8], start=1):
+            lo = max(1, hit.line_no - 10)
+            references[f"error_{i}"] = str(reference.with_lines(lo, hit.line_no + 30))
+    shown_lines = sum(s.end_line - s.start_line + 1 for s in cut.segments)
+    summary: dict[str, object] = {
+        "chars": cut.total_chars,
+        "lines": cut.total_lines,
+        "kept_chars": cut.kept_chars,
+        "omitted_chars": cut.omitted_chars,
+        "error_lines_found": len(cut.error_lines),
+        "error_mode": cut.error_mode,
+    }
+    return ResultView(
+        kind=kind,
+        summary=summary,
+        items=[seg.to_item() for seg in cut.segments],
+        total=cut.total_lines,
+        unit="lines",
+        shown=shown_lines,
+        references=references,
+        omitted=list(cut.omitted),
+        truncated=cut.truncated,
+        original_chars=cut.total_chars,
+        original_lines=cut.total_lines,
+        original_bytes=utf8_length(raw),
+        shown_chars=len(cut.text),
+        shown_tokens=cut.tokens,
+        budget_tokens=ctx.budget.tokens,
+        budget_chars=ctx.budget.chars,
+        counter=ctx.counter.name,
+        normalised=cut.normalised,
+        record_id=reference.record_id if reference else None,
+        stored=reference is not None,
+        store_error=ctx.store_note if reference is None else None,
+        tool_name=ctx.tool_name,
+        status="error" if ctx.is_error else "success",
+    )
+
+
+class TextView(ResultViewBuilder):
+    """Head + error windows + tail for any text.
+
+    Args:
+        profile: Split profile of the truncation engine (`text`, `command`, `search`, ...).
+
+    Example:
+        ```python
+        TextView(profile="command")
+        ```
+    """
+
+    kind: ClassVar[str] = "text"
+    profile: str = "text"
+
+    def __init__(self, profile: str | None = None) -> None:
+        if profile is not None:
+            self.profile = profile
+
+    def sniff(self, payload: object) -> float:
+        """Text is always possible, never preferred."""
+        return 0.05 if isinstance(payload, str) else 0.0
+
+    def prepare(self, payload: object) -> Prepared:
+        """Keep strings as they are; render anything else as deterministic JSON."""
+        if isinstance(payload, str):
+            return Prepared(raw=payload)
+        return Prepared(raw=to_json_text(payload))
+
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """Cut with the engine within the budget."""
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
+            "utf-8", "replace"
+        )
+        reference = replace(ctx.reference, kind=self.kind) if ctx.reference else None
+        cut = truncate_text(
+            raw,
+            budget=ctx.budget,
+            counter=ctx.counter,
+            profile=self.profile,
+            head_fraction=ctx.head_fraction,
+            is_error=ctx.is_error,
+            reference=reference,
+            store_note=ctx.store_note,
+            tool_name=ctx.tool_name,
+            fetch_tool_name=ctx.fetch_tool_name,
+        )
+        view = text_result_view(cut, kind=self.kind, raw=raw, ctx=ctx, reference=reference)
+        return Rendered(content=cut.text, view=view)
+
+
+def read_more_hint(reference: Reference, ctx: ViewContext) -> str:
+    """The standard "read more" call for a reference.
+
+    Args:
+        reference: What to read.
+        ctx: The view context (fetch tool name).
+
+    Returns:
+        The call text.
+
+    Example:
+        ```python
+        read_more_hint(ref, ctx)  # doctest: +SKIP
+        ```
+    """
+    return fetch_call(reference, tool_name=ctx.fetch_tool_name)
