@@ -1,0 +1,1 @@
+"""Benchmarks on real data: run `python -m benchmarks all --corpus ../shared/corpus`."""
