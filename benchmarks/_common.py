@@ -10,6 +10,7 @@ seconds (it is what the test suite's smoke run uses); it must still exercise the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -32,7 +33,9 @@ def corpus_path(value: str | os.PathLike[str] | None = None) -> Path | None:
     return None
 
 
-def load_cases(corpus: Path, *, kind: str | None = None, source: str | None = None) -> list[dict[str, Any]]:
+def load_cases(
+    corpus: Path, *, kind: str | None = None, source: str | None = None
+) -> list[dict[str, Any]]:
     """Cases from `cases.jsonl`, optionally filtered by kind and source."""
     out = []
     with open(corpus / "cases.jsonl", encoding="utf-8") as fh:
@@ -66,9 +69,14 @@ class Table:
         for row in cells:
             for i, c in enumerate(row):
                 widths[i] = max(widths[i], len(c))
-        head = "| " + " | ".join(c.ljust(w) for c, w in zip(self.columns, widths)) + " |"
+        head = (
+            "| " + " | ".join(c.ljust(w) for c, w in zip(self.columns, widths, strict=True)) + " |"
+        )
         sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-        body = ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |" for row in cells]
+        body = [
+            "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+            for row in cells
+        ]
         return "\n".join([f"### {self.title}", "", head, sep, *body])
 
 
@@ -105,8 +113,13 @@ class BenchResult:
     def write_json(self, directory: Path = RESULTS_DIR) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{self.name}.json"
-        payload = {"name": self.name, "machine": machine_info(), "tables": [asdict(t) for t in self.tables],
-                   "notes": self.notes, "data": self.data}
+        payload = {
+            "name": self.name,
+            "machine": machine_info(),
+            "tables": [asdict(t) for t in self.tables],
+            "notes": self.notes,
+            "data": self.data,
+        }
         path.write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
         return path
 
@@ -134,13 +147,12 @@ def machine_info() -> dict[str, Any]:
         import langgraph  # noqa: F401
 
         info["langchain_core"] = langchain_core.__version__
-    except Exception:  # noqa: BLE001
+    except Exception:
         pass
-    try:
-        info["git"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                     check=False).stdout.strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        info["git"] = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
     return info
 
 

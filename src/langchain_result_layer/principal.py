@@ -66,7 +66,7 @@ class PrincipalResolver:
         """Resolve the principal of `config` (the anonymous principal for `None`)."""
         config = config or {}
         if self.callback is not None:
-            principal = self.callback(config)
+            principal: object = self.callback(config)
             if not isinstance(principal, Principal):
                 msg = f"principal callback must return a Principal, got {type(principal).__name__}"
                 raise TypeError(msg)
@@ -79,9 +79,7 @@ class PrincipalResolver:
         )
 
 
-def resolve_principal_spec(
-    spec: PrincipalResolver | Callable[[Mapping[str, Any]], Principal] | None,
-) -> PrincipalResolver:
+def resolve_principal_spec(spec: object) -> PrincipalResolver:
     """Accept a resolver, a callback, or `None` (the default keys).
 
     Args:
@@ -100,6 +98,6 @@ def resolve_principal_spec(
     if isinstance(spec, PrincipalResolver):
         return spec
     if callable(spec):
-        return PrincipalResolver(callback=spec)
+        return PrincipalResolver(callback=spec)  # type: ignore[arg-type]
     msg = f"principal must be a PrincipalResolver or a callable, got {spec!r}"
     raise TypeError(msg)
