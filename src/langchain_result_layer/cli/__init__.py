@@ -1,0 +1,1 @@
+"""Command-line interface: `python -m langchain_result_layer {demo,inspect}`."""
