@@ -1,1 +1,4 @@
-"""The demo: a real LangGraph agent over real local data (`python -m langchain_result_layer demo`)."""
+"""The demo: a real LangGraph agent over real local data.
+
+Run it with `python -m langchain_result_layer demo`.
+"""

@@ -102,7 +102,8 @@ def build_stdlib_database(path: Path) -> Path:
             CREATE TABLE modules (id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,
                                   lines INTEGER NOT NULL, bytes INTEGER NOT NULL);
             CREATE TABLE definitions (id INTEGER PRIMARY KEY, module TEXT NOT NULL,
-                                      kind TEXT NOT NULL, name TEXT NOT NULL, qualname TEXT NOT NULL,
+                                      kind TEXT NOT NULL, name TEXT NOT NULL,
+                                      qualname TEXT NOT NULL,
                                       lineno INTEGER NOT NULL, end_lineno INTEGER,
                                       args INTEGER NOT NULL, decorators TEXT NOT NULL,
                                       has_docstring INTEGER NOT NULL);
@@ -209,7 +210,8 @@ def write_failing_test_suite(path: Path, *, n_tests: int = 400) -> Path:
     textwrap_tests = "\n".join(
         f"    def test_wrap_width_{i}(self):\n"
         f"        words = ' '.join('w' * (j % 7 + 1) for j in range({i + 20}))\n"
-        f"        self.assertTrue(all(len(x) <= {i % 30 + 10} for x in textwrap.wrap(words, {i % 30 + 10})))\n"
+        f"        width = {i % 30 + 10}\n"
+        f"        self.assertTrue(all(len(x) <= width for x in textwrap.wrap(words, width)))\n"
         for i in range(half)
     )
     json_tests = "\n".join(
