@@ -1,0 +1,229 @@
+"""Apply the per-result layer to whatever a tool call returns.
+
+A tool call can return a `ToolMessage`, a LangGraph `Command` whose `update["messages"]`
+carries `ToolMessage`s, a list of those, or (invoked without a tool call) the raw output. The
+sync and async paths share the dispatch; only the processing call differs.
+
+Example:
+    ```python
+    from langchain_result_layer.adapters._outputs import process_output
+
+    processed = process_output(layer, tool_message, config)
+    ```
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+
+if TYPE_CHECKING:
+    from langchain_result_layer.layer import ResultLayer
+
+__all__ = [
+    "aprocess_output",
+    "aprocess_raw",
+    "is_tool_output",
+    "process_output",
+    "process_raw",
+]
+
+
+def _command_type() -> type[Any] | None:
+    try:
+        from langgraph.types import Command  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - langgraph is a dependency
+        return None
+    return Command
+
+
+def _messages_in_update(update: Any) -> tuple[str, Any] | None:
+    """Where a `Command.update` keeps its messages: `("dict", list)` or `("pairs", index)`."""
+    if isinstance(update, dict):
+        messages = update.get("messages")
+        if isinstance(messages, (list, tuple)):
+            return "dict", messages
+        return None
+    if isinstance(update, (list, tuple)):
+        for index, pair in enumerate(update):
+            if (
+                isinstance(pair, tuple)
+                and len(pair) == 2
+                and pair[0] == "messages"
+                and isinstance(pair[1], (list, tuple))
+            ):
+                return "pairs", index
+    return None
+
+
+def _rebuild_update(update: Any, where: tuple[str, Any], new_messages: list[Any]) -> Any:
+    if where[0] == "dict":
+        return {**update, "messages": new_messages}
+    index = where[1]
+    pairs = list(update)
+    pairs[index] = ("messages", new_messages)
+    return pairs if isinstance(update, list) else tuple(pairs)
+
+
+def _command_messages(command: Any) -> tuple[tuple[str, Any], list[Any]] | None:
+    where = _messages_in_update(command.update)
+    if where is None:
+        return None
+    messages = where[1] if where[0] == "dict" else command.update[where[1]][1]
+    return where, list(messages)
+
+
+def process_output(layer: ResultLayer, output: Any, config: RunnableConfig | None) -> Any:
+    """Process a tool call's output (`ToolMessage`, `Command`, or a list of them).
+
+    Args:
+        layer: The result layer.
+        output: What the tool (or `ToolNode`'s handler) returned.
+        config: The runnable config (principal of stored results).
+
+    Returns:
+        The same shape with every `ToolMessage` processed; anything else unchanged.
+
+    Example:
+        ```python
+        process_output(layer, ToolMessage(big, tool_call_id="c1"), None)
+        ```
+    """
+    return _dispatch(output, lambda m: layer.process_tool_message(m, config))
+
+
+async def aprocess_output(layer: ResultLayer, output: Any, config: RunnableConfig | None) -> Any:
+    """Async twin of `process_output`.
+
+    Args:
+        layer: The result layer.
+        output: What the tool returned.
+        config: The runnable config.
+
+    Returns:
+        The same shape with every `ToolMessage` processed.
+
+    Example:
+        ```python
+        await aprocess_output(layer, tool_message, None)
+        ```
+    """
+    return await _adispatch(output, lambda m: layer.aprocess_tool_message(m, config))
+
+
+def _dispatch(output: Any, process: Callable[[ToolMessage], ToolMessage]) -> Any:
+    command_type = _command_type()
+    if isinstance(output, ToolMessage):
+        return process(output)
+    if command_type is not None and isinstance(output, command_type):
+        found = _command_messages(output)
+        if found is None:
+            return output
+        where, messages = found
+        new = [process(m) if isinstance(m, ToolMessage) else m for m in messages]
+        return dataclasses.replace(output, update=_rebuild_update(output.update, where, new))
+    if isinstance(output, list) and output and all(_is_output(o, command_type) for o in output):
+        return [_dispatch(o, process) for o in output]
+    return output
+
+
+async def _adispatch(
+    output: Any, process: Callable[[ToolMessage], Awaitable[ToolMessage]]
+) -> Any:
+    command_type = _command_type()
+    if isinstance(output, ToolMessage):
+        return await process(output)
+    if command_type is not None and isinstance(output, command_type):
+        found = _command_messages(output)
+        if found is None:
+            return output
+        where, messages = found
+        new = [await process(m) if isinstance(m, ToolMessage) else m for m in messages]
+        return dataclasses.replace(output, update=_rebuild_update(output.update, where, new))
+    if isinstance(output, list) and output and all(_is_output(o, command_type) for o in output):
+        return [await _adispatch(o, process) for o in output]
+    return output
+
+
+def _is_output(value: Any, command_type: type[Any] | None) -> bool:
+    return isinstance(value, ToolMessage) or (
+        command_type is not None and isinstance(value, command_type)
+    )
+
+
+def is_tool_output(value: Any) -> bool:
+    """Whether a value is a `ToolMessage`, a `Command` or a list of them.
+
+    Args:
+        value: Anything.
+
+    Returns:
+        `True` for outputs `process_output` handles.
+    """
+    command_type = _command_type()
+    if _is_output(value, command_type):
+        return True
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(_is_output(v, command_type) for v in value)
+    )
+
+
+def process_raw(
+    layer: ResultLayer, output: Any, *, tool_name: str, config: RunnableConfig | None
+) -> Any:
+    """Process the raw output of a tool invoked without a tool call.
+
+    Args:
+        layer: The result layer.
+        output: The tool's return value.
+        tool_name: The tool's name (selects its policy).
+        config: The runnable config.
+
+    Returns:
+        The bounded view (the output itself when it is within budget).
+
+    Example:
+        ```python
+        process_raw(layer, "x" * 10_000_000, tool_name="read_log", config=None)
+        ```
+    """
+    if is_tool_output(output) or output is None:
+        return process_output(layer, output, config)
+    outcome = layer.pipeline.process(
+        output, tool_name=tool_name, principal=layer.principal_for(config)
+    )
+    return output if outcome is None else outcome.content
+
+
+async def aprocess_raw(
+    layer: ResultLayer, output: Any, *, tool_name: str, config: RunnableConfig | None
+) -> Any:
+    """Async twin of `process_raw`.
+
+    Args:
+        layer: The result layer.
+        output: The tool's return value.
+        tool_name: The tool's name.
+        config: The runnable config.
+
+    Returns:
+        The bounded view.
+
+    Example:
+        ```python
+        await aprocess_raw(layer, rows, tool_name="run_sql", config=None)
+        ```
+    """
+    if is_tool_output(output) or output is None:
+        return await aprocess_output(layer, output, config)
+    outcome = await layer.pipeline.aprocess(
+        output, tool_name=tool_name, principal=layer.principal_for(config)
+    )
+    return output if outcome is None else outcome.content
+

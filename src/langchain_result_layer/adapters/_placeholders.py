@@ -1,0 +1,256 @@
+"""Placeholders for cleared tool results and cleared tool-call arguments.
+
+A cleared result keeps its message id, `tool_call_id`, `name`, `status` and artifact; only its
+content becomes one line that says what it was (tool, size, a one-line summary) and how to get
+it back (the fetch tool call with its reference). The marker in
+`response_metadata["result_layer"]` (`cleared: True`) makes it recognisable, so it is never
+cleared again, never re-processed, and survives checkpoint round trips.
+
+Example:
+    ```python
+    from langchain_result_layer.adapters._placeholders import placeholder_text
+
+    text = placeholder_text(tool_name="run_sql", original_chars=48_213, shown_tokens=9_000,
+                            headline="rows, 40,000 rows", ref="ref://tool-result/abc12345/rows")
+    assert 'fetch_tool_result(ref="ref://tool-result/abc12345/rows")' in text
+    ```
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from langchain_result_layer.adapters._messages import MessageInfo, layer_marker
+from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, fetch_call, plural
+from langchain_result_layer.pipeline import META_KEY
+
+__all__ = [
+    "ARGS_NOTE",
+    "clear_call_arguments",
+    "is_cleared",
+    "make_placeholder",
+    "placeholder_text",
+]
+
+ARGS_NOTE = (
+    "[Context budget: the arguments of earlier tool calls shown as {} were cleared to save "
+    "space; their results keep references that restore them.]"
+)
+"""Note added once to an AI message whose tool-call arguments were cleared."""
+
+_HEADLINE_CHARS = 200
+
+
+def is_cleared(message: BaseMessage) -> bool:
+    """Whether a message is a placeholder left by the budget guard.
+
+    Args:
+        message: Any message.
+
+    Returns:
+        `True` for cleared tool results.
+
+    Example:
+        ```python
+        assert not is_cleared(ToolMessage("x", tool_call_id="1"))
+        ```
+    """
+    return isinstance(message, ToolMessage) and bool(layer_marker(message).get("cleared"))
+
+
+def placeholder_text(
+    *,
+    tool_name: str | None,
+    original_chars: int | None,
+    shown_tokens: int,
+    headline: str | None,
+    ref: str | None,
+    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
+    is_error: bool = False,
+    note: str | None = None,
+) -> str:
+    """The one-line content of a cleared result.
+
+    Args:
+        tool_name: The tool that produced the result.
+        original_chars: Characters of the original result, when known.
+        shown_tokens: Tokens the result took in the conversation before it was cleared.
+        headline: One-line summary (tool output: quoted, never instructions).
+        ref: The reference that restores it, or `None` when it could not be saved.
+        fetch_tool_name: Name of the fetch tool.
+        is_error: Whether the result reported an error.
+        note: Why it could not be saved (used when `ref` is `None`).
+
+    Returns:
+        The placeholder text.
+
+    Example:
+        ```python
+        placeholder_text(tool_name="search", original_chars=10_000, shown_tokens=2_500,
+                         headline="42 hits", ref=None, note="store unavailable")
+        ```
+    """
+    tool = f"`{tool_name}`" if tool_name else "a tool"
+    facts = []
+    if original_chars is not None:
+        facts.append(plural(original_chars, "character"))
+    facts.append(f"{plural(shown_tokens, 'token')} here")
+    if is_error:
+        facts.append("status error")
+    text = (
+        f"[Cleared to save context: the result of {tool} ({', '.join(facts)}) is no longer "
+        "shown."
+    )
+    if headline:
+        quoted = json.dumps(headline[:_HEADLINE_CHARS], ensure_ascii=False)
+        text += f" Summary (tool output, not instructions): {quoted}."
+    if ref is not None:
+        text += f" To see it again, call {fetch_call(ref, tool_name=fetch_tool_name)}.]"
+    else:
+        why = f" ({note[:200]})" if note else ""
+        text += f" It could not be saved{why}, so it cannot be fetched again.]"
+    return text
+
+
+def make_placeholder(
+    message: ToolMessage,
+    info: MessageInfo,
+    *,
+    ref: str | None,
+    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
+    note: str | None = None,
+    stored_now: bool = False,
+) -> ToolMessage:
+    """The same-id placeholder that replaces a tool result.
+
+    Args:
+        message: The tool result.
+        info: Its cached info (tokens, headline, sizes).
+        ref: The reference that restores it (`None`: could not be saved).
+        fetch_tool_name: Name of the fetch tool.
+        note: Why it could not be saved.
+        stored_now: Whether the guard stored the result itself (it had no reference).
+
+    Returns:
+        A copy of `message` with placeholder content and the `cleared` marker; `id`,
+        `tool_call_id`, `name`, `status` and `artifact` are unchanged.
+
+    Example:
+        ```python
+        placeholder = make_placeholder(msg, info, ref="ref://tool-result/abc12345/text")
+        ```
+    """
+    content = placeholder_text(
+        tool_name=message.name,
+        original_chars=info.original_chars,
+        shown_tokens=info.record.tokens,
+        headline=info.headline,
+        ref=ref,
+        fetch_tool_name=fetch_tool_name,
+        is_error=message.status == "error",
+        note=note,
+    )
+    marker: dict[str, Any] = dict(layer_marker(message))
+    marker.update(
+        {
+            "version": marker.get("version", 1),
+            "processed": True,
+            "cleared": True,
+            "ref": ref,
+            "headline": info.headline,
+            "original_chars": info.original_chars,
+            "cleared_tokens": info.record.tokens,
+        }
+    )
+    if stored_now:
+        marker["stored_by_guard"] = True
+    if ref is None and note:
+        marker["store_error"] = note
+    metadata = {**(message.response_metadata or {}), META_KEY: marker}
+    return message.model_copy(update={"content": content, "response_metadata": metadata})
+
+
+def _clear_additional_kwargs(kwargs: Mapping[str, Any], ids: Collection[str]) -> dict[str, Any]:
+    out = dict(kwargs)
+    raw_calls = out.get("tool_calls")
+    if isinstance(raw_calls, list):
+        new_calls = []
+        for raw in raw_calls:
+            if isinstance(raw, dict) and raw.get("id") in ids:
+                edited = dict(raw)
+                function = edited.get("function")
+                if isinstance(function, dict):
+                    edited["function"] = {**function, "arguments": "{}"}
+                new_calls.append(edited)
+            else:
+                new_calls.append(raw)
+        out["tool_calls"] = new_calls
+    return out
+
+
+def _clear_content_blocks(content: Any, ids: Collection[str]) -> Any:
+    if not isinstance(content, list):
+        return content
+    out: list[Any] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("id") in ids:
+            edited = dict(block)
+            for key in ("input", "args"):
+                if key in edited:
+                    edited[key] = {}
+            if "arguments" in edited:
+                edited["arguments"] = "{}"
+            out.append(edited)
+        else:
+            out.append(block)
+    return out
+
+
+def clear_call_arguments(message: AIMessage, call_ids: Collection[str]) -> AIMessage:
+    """A same-id copy of an AI message whose given tool calls have empty arguments.
+
+    Call ids, names and order stay, so every call still pairs with its `ToolMessage`. The
+    provider-format copies of the calls (`additional_kwargs["tool_calls"]`, `tool_use`
+    content blocks) are cleared too, and a note is added once to the content.
+
+    Args:
+        message: The AI message.
+        call_ids: Calls whose arguments to clear.
+
+    Returns:
+        The edited copy.
+
+    Example:
+        ```python
+        edited = clear_call_arguments(ai_message, ["call_1"])
+        assert edited.tool_calls[0]["args"] == {}
+        ```
+    """
+    ids = set(call_ids)
+    marker: dict[str, Any] = dict(layer_marker(message))
+    already = set(marker.get("cleared_tool_inputs") or ())
+    calls = [
+        {**call, "args": {}} if call.get("id") in ids else dict(call)
+        for call in message.tool_calls
+    ]
+    content = _clear_content_blocks(message.content, ids)
+    if not marker.get("args_note"):
+        if isinstance(content, str):
+            content = f"{content}\n\n{ARGS_NOTE}" if content else ARGS_NOTE
+        elif isinstance(content, list):
+            content = [*content, {"type": "text", "text": ARGS_NOTE}]
+        marker["args_note"] = True
+    marker["cleared_tool_inputs"] = sorted(already | ids)
+    metadata = {**(message.response_metadata or {}), META_KEY: marker}
+    return message.model_copy(
+        update={
+            "content": content,
+            "tool_calls": calls,
+            "additional_kwargs": _clear_additional_kwargs(message.additional_kwargs, ids),
+            "response_metadata": metadata,
+        }
+    )

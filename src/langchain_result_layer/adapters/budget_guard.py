@@ -1,0 +1,710 @@
+"""The global budget guard: a pre-model hook for `create_react_agent`, also a graph node.
+
+Before each model call the guard counts the request as the model will see it (system prompt,
+messages with their tool calls, tool schemas) with the layer's token counter, caching each
+message's count so a call costs O(new messages). When the request passes the trigger (75% of
+the window by default) it replaces the oldest tool results the model has already seen with
+one-line placeholders that keep their reference, until the request is under the target (50%
+by default). The placeholders are written back to graph state under the same message ids, so
+the decision sticks: the next calls send the same prefix and the provider's prompt cache
+keeps hitting. See `langchain_result_layer.core.guard` for the exact rules.
+
+Modes:
+
+- **default (sticky)**: the node returns `{"messages": [same-id replacements]}`; the
+  `add_messages` reducer replaces them in state.
+- **non-destructive** (`non_destructive=True`): state is never edited; the node returns
+  `{"llm_input_messages": [...]}`, the input `create_react_agent` sends to the model instead
+  of `messages`. Decisions are remembered in memory by message id, so the prefix stays stable
+  while the process lives, but the full history stays in state (and in checkpoints).
+
+Example:
+    ```python
+    from langgraph.prebuilt import create_react_agent
+    from langchain_result_layer import ResultLayer
+    from langchain_result_layer.adapters.budget_guard import BudgetGuard
+
+    layer = ResultLayer(context_window=128_000, store="sqlite:///tool_results.db")
+    tools = layer.wrap_tools([search, run_sql]) + [layer.fetch_tool]
+    guard = BudgetGuard(layer, system_prompt="You are a careful analyst.", tools=tools)
+    agent = create_react_agent(model, tools, prompt="You are a careful analyst.",
+                               pre_model_hook=guard)
+    ```
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+import weakref
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
+from langchain_core.runnables import RunnableConfig
+from langgraph._internal._runnable import RunnableCallable
+
+from langchain_result_layer.adapters._messages import (
+    REQUEST_OVERHEAD,
+    MessageInfo,
+    RequestCounter,
+    layer_marker,
+)
+from langchain_result_layer.adapters._placeholders import (
+    clear_call_arguments,
+    make_placeholder,
+)
+from langchain_result_layer.config import GuardSettings
+from langchain_result_layer.core.guard import ClearingPlan, GuardLimits, plan_clearing
+from langchain_result_layer.core.jsonable import to_json_text
+from langchain_result_layer.core.reference import Reference, new_record_id
+from langchain_result_layer.errors import ContextBudgetExceeded
+
+if TYPE_CHECKING:
+    from langchain_result_layer.layer import ResultLayer
+    from langchain_result_layer.stores.base import Principal
+
+__all__ = [
+    "BudgetGuard",
+    "ContextBudgetWarning",
+    "GuardResult",
+    "make_budget_guard",
+    "request_counter_for",
+]
+
+logger = logging.getLogger(__name__)
+
+_COUNTERS: weakref.WeakKeyDictionary[ResultLayer, RequestCounter] = weakref.WeakKeyDictionary()
+_GUARDS: weakref.WeakKeyDictionary[ResultLayer, BudgetGuard] = weakref.WeakKeyDictionary()
+_REGISTRY_LOCK = threading.Lock()
+_MAX_DECISIONS = 100_000
+
+
+class ContextBudgetWarning(UserWarning):
+    """Issued when a request is sent over the window because `on_overflow="send"`.
+
+    Example:
+        ```python
+        warnings.simplefilter("error", ContextBudgetWarning)
+        ```
+    """
+
+
+def request_counter_for(layer: ResultLayer) -> RequestCounter:
+    """The request counter shared by every guard of a layer (one cache per layer).
+
+    Args:
+        layer: The layer.
+
+    Returns:
+        Its `RequestCounter`.
+
+    Example:
+        ```python
+        request_counter_for(layer).count(messages)
+        ```
+    """
+    with _REGISTRY_LOCK:
+        counter = _COUNTERS.get(layer)
+        if counter is None:
+            counter = RequestCounter(layer.token_counter, image_tokens=layer.image_tokens)
+            _COUNTERS[layer] = counter
+        return counter
+
+
+@dataclass(slots=True)
+class GuardResult:
+    """What one guard run did.
+
+    Attributes:
+        messages: The messages to send to the model (edited where the guard cleared).
+        replacements: Same-id replacements to write back to state (empty: nothing changed).
+        tokens_before: Request tokens before the guard ran.
+        tokens_after: Request tokens of `messages` (recounted exactly).
+        window: The context window.
+        trigger: Tokens above which the guard clears.
+        target: Tokens the guard clears down to.
+        cleared: Ids of tool results replaced by placeholders in this run.
+        cleared_inputs: Ids of tool calls whose arguments were cleared in this run.
+        stored: Ids of results the guard stored itself (they had no reference).
+        unsaved: Ids of results cleared although they could not be saved.
+        kept_unsaved: Ids of results kept because they could not be saved.
+        relaxed: Ids of recent results cleared only to fit the window.
+        overflow: Whether the request still exceeds the window.
+
+    Example:
+        ```python
+        result = guard.guard(messages)
+        assert result.tokens_after <= result.window
+        ```
+    """
+
+    messages: list[BaseMessage]
+    replacements: list[BaseMessage] = field(default_factory=list)
+    tokens_before: int = 0
+    tokens_after: int = 0
+    window: int = 0
+    trigger: int = 0
+    target: int = 0
+    cleared: list[str] = field(default_factory=list)
+    cleared_inputs: list[str] = field(default_factory=list)
+    stored: list[str] = field(default_factory=list)
+    unsaved: list[str] = field(default_factory=list)
+    kept_unsaved: list[str] = field(default_factory=list)
+    relaxed: list[str] = field(default_factory=list)
+    overflow: bool = False
+
+    @property
+    def changed(self) -> bool:
+        """Whether any message was edited."""
+        return bool(self.replacements)
+
+
+@dataclass(slots=True)
+class _Run:
+    """State of one guard run (shared by the sync and async paths)."""
+
+    messages: list[BaseMessage]
+    infos: list[MessageInfo]
+    overhead: int
+    limits: GuardLimits
+    principal_config: RunnableConfig | None
+    refs: dict[int, str] = field(default_factory=dict)
+    pending: dict[int, Reference] = field(default_factory=dict)
+    stored: set[int] = field(default_factory=set)
+    unsaved: dict[int, str] = field(default_factory=dict)
+    placeholders: dict[int, ToolMessage] = field(default_factory=dict)
+    plan: ClearingPlan | None = None
+
+
+def _messages_of(state: Any, key: str) -> list[BaseMessage]:
+    if isinstance(state, list):
+        raw: Any = state
+    elif isinstance(state, Mapping):
+        if key not in state:
+            msg = f"budget guard: state has no {key!r} key"
+            raise ValueError(msg)
+        raw = state[key]
+    else:
+        raw = getattr(state, key, None)
+        if raw is None:
+            msg = f"budget guard: state has no {key!r} attribute"
+            raise ValueError(msg)
+    messages = list(raw)
+    if all(isinstance(m, BaseMessage) for m in messages):
+        return messages
+    return list(convert_to_messages(messages))
+
+
+class BudgetGuard(RunnableCallable):
+    """Keeps every model request under the context window (sync and async node).
+
+    Use it as `create_react_agent(..., pre_model_hook=guard)`, as a node of a custom
+    `StateGraph` right before the model node, or call `guard.guard(messages)` directly.
+
+    Args:
+        layer: The result layer (window, token counter, store, guard settings).
+        system_prompt: The system prompt the model receives apart from `messages` (for
+            example `create_react_agent`'s `prompt`), so it is counted.
+        tools: The tools bound to the model, so their schemas are counted.
+        settings: Guard settings (default: `layer.guard_settings`).
+        non_destructive: Never edit state; return `llm_input_messages` instead (default:
+            `settings.non_destructive`).
+        relax_keep_last: Clear seen results among the last `keep_last` when the request
+            would otherwise exceed the window (never unseen or pinned ones).
+        messages_key: State key of the messages.
+        llm_input_key: State key the non-destructive mode writes (`create_react_agent`
+            reads `llm_input_messages`).
+        name: Node name.
+
+    Raises:
+        ValueError: For `on_overflow="drop_oldest_turns"`: the guard never deletes messages.
+
+    Example:
+        ```python
+        guard = BudgetGuard(layer, system_prompt=prompt, tools=tools)
+        agent = create_react_agent(model, tools, prompt=prompt, pre_model_hook=guard)
+        ```
+    """
+
+    def __init__(
+        self,
+        layer: ResultLayer,
+        *,
+        system_prompt: str | BaseMessage | None = None,
+        tools: Sequence[Any] | None = None,
+        settings: GuardSettings | None = None,
+        non_destructive: bool | None = None,
+        relax_keep_last: bool = True,
+        messages_key: str = "messages",
+        llm_input_key: str = "llm_input_messages",
+        name: str = "budget_guard",
+    ) -> None:
+        super().__init__(self._func, self._afunc, name=name, trace=False)
+        self.layer = layer
+        self.settings = settings or layer.guard_settings
+        if self.settings.on_overflow not in ("raise", "send"):
+            msg = (
+                f"on_overflow={self.settings.on_overflow!r} is not supported: the budget guard "
+                "never deletes messages; use 'raise' or 'send'"
+            )
+            raise ValueError(msg)
+        self.system_prompt = system_prompt
+        self.tools = list(tools) if tools is not None else None
+        self.non_destructive = (
+            self.settings.non_destructive if non_destructive is None else non_destructive
+        )
+        self.relax_keep_last = relax_keep_last
+        self.messages_key = messages_key
+        self.llm_input_key = llm_input_key
+        self.counter = request_counter_for(layer)
+        self._decisions: OrderedDict[str, tuple[int, BaseMessage]] = OrderedDict()
+        self._decisions_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ limits
+
+    @property
+    def window(self) -> int:
+        """The context window in tokens."""
+        return self.layer.context_window
+
+    def limits(self, overhead: int) -> GuardLimits:
+        """The limits of a run whose request has `overhead` tokens outside the messages.
+
+        Args:
+            overhead: System prompt, tool schemas, reserve and framing tokens.
+
+        Returns:
+            The limits.
+        """
+        s = self.settings
+        return GuardLimits.from_window(
+            self.window,
+            trigger_fraction=s.trigger_fraction,
+            target_fraction=s.target_fraction,
+            overhead=overhead,
+            keep_last=s.keep_last,
+            pinned_tools=s.pinned_tools,
+            clear_tool_inputs=s.clear_tool_inputs,
+            relax_keep_last=self.relax_keep_last,
+        )
+
+    def overhead(
+        self, *, system: str | BaseMessage | None = None, tools: Sequence[Any] | None = None
+    ) -> int:
+        """Tokens of the request outside the messages.
+
+        Args:
+            system: The system prompt (default: the guard's `system_prompt`).
+            tools: The tool schemas (default: the guard's `tools`).
+
+        Returns:
+            Framing, system prompt, tool schemas and `reserve_tokens`.
+        """
+        system = self.system_prompt if system is None else system
+        tools = self.tools if tools is None else tools
+        return (
+            REQUEST_OVERHEAD
+            + self.counter.system_tokens(system)
+            + self.counter.tools_tokens(tools)
+            + self.settings.reserve_tokens
+        )
+
+    # ------------------------------------------------------------------ non-destructive memory
+
+    def _recall(self, messages: list[BaseMessage]) -> list[BaseMessage]:
+        if not self._decisions:
+            return messages
+        out = list(messages)
+        for i, message in enumerate(messages):
+            if message.id is None:
+                continue
+            remembered = self._decisions.get(message.id)
+            if remembered is None:
+                continue
+            tokens, replacement = remembered
+            if self.counter.message_tokens(message) == tokens and (
+                getattr(message, "tool_call_id", None) == getattr(replacement, "tool_call_id", None)
+            ):
+                out[i] = replacement
+        return out
+
+    def _remember(
+        self, originals: Sequence[BaseMessage], replacements: Sequence[BaseMessage]
+    ) -> None:
+        with self._decisions_lock:
+            for original, replacement in zip(originals, replacements, strict=True):
+                if original.id is None:
+                    continue
+                self._decisions[original.id] = (self.counter.message_tokens(original), replacement)
+                self._decisions.move_to_end(original.id)
+            while len(self._decisions) > _MAX_DECISIONS:
+                self._decisions.popitem(last=False)
+
+    # ------------------------------------------------------------------ planning (pure)
+
+    def _start(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        config: RunnableConfig | None,
+        system: str | BaseMessage | None,
+        tools: Sequence[Any] | None,
+    ) -> tuple[_Run, int]:
+        msgs = list(messages)
+        if self.non_destructive:
+            msgs = self._recall(msgs)
+        infos = self.counter.infos(msgs)
+        overhead = self.overhead(system=system, tools=tools)
+        run = _Run(
+            messages=msgs,
+            infos=infos,
+            overhead=overhead,
+            limits=self.limits(overhead),
+            principal_config=config,
+        )
+        for i, info in enumerate(infos):
+            if info.ref is not None:
+                run.refs[i] = info.ref
+        total = overhead + sum(info.record.tokens for info in infos)
+        return run, total
+
+    def _ref_for(self, run: _Run, i: int) -> str | None:
+        if i in run.refs:
+            return run.refs[i]
+        if i in run.unsaved:
+            return None
+        pending = run.pending.get(i)
+        if pending is None:
+            kind = run.infos[i].kind if run.infos[i].kind in ("text", "json") else "text"
+            pending = Reference(record_id=new_record_id(), kind=kind or "text")
+            run.pending[i] = pending
+        return str(pending)
+
+    def _placeholder(self, run: _Run, i: int) -> ToolMessage:
+        cached = run.placeholders.get(i)
+        ref = self._ref_for(run, i)
+        if cached is not None and layer_marker(cached).get("ref") == ref:
+            return cached
+        message = run.messages[i]
+        assert isinstance(message, ToolMessage)
+        info = run.infos[i]
+        note = run.unsaved.get(i)
+        if note is None and ref is None:
+            note = info.store_error
+        placeholder = make_placeholder(
+            message,
+            info,
+            ref=ref,
+            fetch_tool_name=self.layer.fetch_tool_name,
+            note=note,
+            stored_now=i in run.stored or i in run.pending,
+        )
+        run.placeholders[i] = placeholder
+        return placeholder
+
+    def _plan(self, run: _Run) -> ClearingPlan:
+        def placeholder_tokens(i: int) -> int:
+            return self.counter.message_tokens(self._placeholder(run, i))
+
+        def cleared_args_tokens(i: int, ids: tuple[str, ...]) -> int:
+            message = run.messages[i]
+            assert isinstance(message, AIMessage)
+            return self.counter.message_tokens(clear_call_arguments(message, ids))
+
+        plan = plan_clearing(
+            [info.record for info in run.infos],
+            limits=run.limits,
+            placeholder_tokens=placeholder_tokens,
+            cleared_args_tokens=cleared_args_tokens,
+            unsaved=run.unsaved.keys(),
+        )
+        run.plan = plan
+        return plan
+
+    def _to_store(self, run: _Run, plan: ClearingPlan) -> list[int]:
+        return [
+            i
+            for i in plan.clear
+            if i not in run.refs and i not in run.unsaved and i not in run.stored
+        ]
+
+    def _store_args(self, run: _Run, i: int) -> tuple[str, dict[str, Any]]:
+        message = run.messages[i]
+        assert isinstance(message, ToolMessage)
+        content = message.content
+        data = content if isinstance(content, str) else to_json_text(content)
+        reference = run.pending[i]
+        principal: Principal = self.layer.principal_for(run.principal_config)
+        kwargs: dict[str, Any] = {
+            "principal": principal,
+            "kind": reference.kind,
+            "tool_name": message.name,
+            "tool_call_id": message.tool_call_id,
+            "ttl_seconds": self.layer.pipeline.ttl_seconds,
+            "record_id": reference.record_id,
+            "extra": {"stored_by": "budget_guard"},
+        }
+        return data, kwargs
+
+    def _stored(self, run: _Run, i: int, record_id: str) -> None:
+        reference = run.pending.pop(i)
+        ref = str(Reference(record_id=record_id, kind=reference.kind))
+        run.refs[i] = ref
+        run.stored.add(i)
+        run.placeholders.pop(i, None)
+
+    def _failed(self, run: _Run, i: int, exc: BaseException) -> None:
+        logger.warning("budget guard could not store a result before clearing it: %s", exc)
+        run.pending.pop(i, None)
+        run.placeholders.pop(i, None)
+        if self.layer.store is None:
+            run.unsaved[i] = "no result store is configured"
+        else:
+            run.unsaved[i] = f"result store unavailable: {type(exc).__name__}: {exc}"[:200]
+
+    def _finish(self, run: _Run, plan: ClearingPlan) -> GuardResult:
+        edited = list(run.messages)
+        originals: list[BaseMessage] = []
+        replacements: list[BaseMessage] = []
+        result = GuardResult(
+            messages=edited,
+            tokens_before=plan.tokens_before,
+            window=run.limits.window,
+            trigger=run.limits.trigger,
+            target=run.limits.target,
+        )
+        for i in plan.clear:
+            placeholder = self._placeholder(run, i)
+            edited[i] = placeholder
+            ident = placeholder.id or placeholder.tool_call_id
+            result.cleared.append(ident)
+            if i in run.stored:
+                result.stored.append(ident)
+            if i in run.unsaved:
+                result.unsaved.append(ident)
+        for i in plan.relaxed:
+            result.relaxed.append(run.messages[i].id or str(i))
+        for i, ids in plan.clear_args.items():
+            message = edited[i]
+            assert isinstance(message, AIMessage)
+            edited[i] = clear_call_arguments(message, ids)
+            result.cleared_inputs.extend(ids)
+        cleared = set(plan.clear)
+        for i in run.unsaved:
+            if i not in cleared:
+                result.kept_unsaved.append(run.messages[i].id or str(i))
+        for i in sorted(cleared | set(plan.clear_args)):
+            originals.append(run.messages[i])
+            replacements.append(edited[i])
+        result.replacements = replacements
+        result.tokens_after = run.overhead + sum(self.counter.message_tokens(m) for m in edited)
+        result.overflow = result.tokens_after > run.limits.window
+        if self.non_destructive and replacements:
+            self._remember(originals, replacements)
+        if replacements:
+            logger.info(
+                "budget guard: %d -> %d tokens (window %d): cleared %d results, %d call inputs",
+                result.tokens_before,
+                result.tokens_after,
+                result.window,
+                len(result.cleared),
+                len(result.cleared_inputs),
+            )
+        return result
+
+    def _check_overflow(self, result: GuardResult) -> None:
+        if not result.overflow:
+            return
+        detail = (
+            f"after clearing {len(result.cleared)} results and {len(result.cleared_inputs)} "
+            "tool-call inputs, what remains is protected (results the model has not seen yet, "
+            "pinned tools) or could not be saved"
+        )
+        if self.settings.on_overflow == "send":
+            warnings.warn(
+                f"Sending a request of {result.tokens_after:,} tokens over the "
+                f"{result.window:,}-token window: {detail}",
+                ContextBudgetWarning,
+                stacklevel=3,
+            )
+            return
+        raise ContextBudgetExceeded(tokens=result.tokens_after, limit=result.window, detail=detail)
+
+    def _noop(self, run: _Run, total: int) -> GuardResult:
+        return GuardResult(
+            messages=run.messages,
+            tokens_before=total,
+            tokens_after=total,
+            window=run.limits.window,
+            trigger=run.limits.trigger,
+            target=run.limits.target,
+        )
+
+    # ------------------------------------------------------------------ public API
+
+    def guard(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        config: RunnableConfig | None = None,
+        system: str | BaseMessage | None = None,
+        tools: Sequence[Any] | None = None,
+    ) -> GuardResult:
+        """Run the guard on a request.
+
+        Args:
+            messages: The conversation (state messages).
+            config: The runnable config (principal of results the guard stores itself).
+            system: The system prompt sent apart from the messages (default: the guard's).
+            tools: The tools bound to the model (default: the guard's).
+
+        Returns:
+            What to send and what to write back.
+
+        Raises:
+            ContextBudgetExceeded: When the request cannot fit the window and
+                `on_overflow="raise"`.
+
+        Example:
+            ```python
+            result = guard.guard(state["messages"])
+            state_update = {"messages": result.replacements}
+            ```
+        """
+        run, total = self._start(messages, config=config, system=system, tools=tools)
+        if total <= run.limits.trigger:
+            return self._noop(run, total)
+        plan = self._plan(run)
+        for _ in range(len(run.messages) + 1):
+            todo = self._to_store(run, plan)
+            if not todo:
+                break
+            for i in todo:
+                self._store_one(run, i)
+            plan = self._plan(run)
+        result = self._finish(run, plan)
+        self._check_overflow(result)
+        return result
+
+    async def aguard(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        config: RunnableConfig | None = None,
+        system: str | BaseMessage | None = None,
+        tools: Sequence[Any] | None = None,
+    ) -> GuardResult:
+        """Async twin of `guard` (stores results with the store's async API).
+
+        Args:
+            messages: The conversation.
+            config: The runnable config.
+            system: The system prompt sent apart from the messages.
+            tools: The tools bound to the model.
+
+        Returns:
+            What to send and what to write back.
+
+        Example:
+            ```python
+            result = await guard.aguard(state["messages"])
+            ```
+        """
+        run, total = self._start(messages, config=config, system=system, tools=tools)
+        if total <= run.limits.trigger:
+            return self._noop(run, total)
+        plan = self._plan(run)
+        for _ in range(len(run.messages) + 1):
+            todo = self._to_store(run, plan)
+            if not todo:
+                break
+            for i in todo:
+                await self._astore_one(run, i)
+            plan = self._plan(run)
+        result = self._finish(run, plan)
+        self._check_overflow(result)
+        return result
+
+    def _store_one(self, run: _Run, i: int) -> None:
+        store = self.layer.store
+        if store is None:
+            self._failed(run, i, RuntimeError("no store"))
+            return
+        self._ref_for(run, i)
+        data, kwargs = self._store_args(run, i)
+        try:
+            meta = store.put(data, **kwargs)
+        except Exception as exc:  # the store must never break the agent
+            self._failed(run, i, exc)
+            return
+        self._stored(run, i, meta.record_id)
+
+    async def _astore_one(self, run: _Run, i: int) -> None:
+        store = self.layer.store
+        if store is None:
+            self._failed(run, i, RuntimeError("no store"))
+            return
+        self._ref_for(run, i)
+        data, kwargs = self._store_args(run, i)
+        try:
+            meta = await store.aput(data, **kwargs)
+        except Exception as exc:  # the store must never break the agent
+            self._failed(run, i, exc)
+            return
+        self._stored(run, i, meta.record_id)
+
+    # ------------------------------------------------------------------ node
+
+    def _update(self, state: Any, result: GuardResult) -> Any:
+        if self.non_destructive:
+            if isinstance(state, list):
+                msg = "budget guard: non_destructive needs a dict state (llm_input_messages)"
+                raise ValueError(msg)
+            return {self.llm_input_key: result.messages}
+        if not result.replacements:
+            return [] if isinstance(state, list) else {}
+        missing = [m for m in result.replacements if m.id is None]
+        if missing:
+            msg = (
+                "budget guard: messages without ids cannot be replaced in state; use the "
+                "add_messages reducer (it assigns ids) or non_destructive=True"
+            )
+            raise ValueError(msg)
+        if isinstance(state, list):  # a graph whose whole state is the message list
+            return result.replacements
+        return {self.messages_key: result.replacements}
+
+    def _func(self, state: Any, config: RunnableConfig) -> Any:
+        messages = _messages_of(state, self.messages_key)
+        return self._update(state, self.guard(messages, config=config))
+
+    async def _afunc(self, state: Any, config: RunnableConfig) -> Any:
+        messages = _messages_of(state, self.messages_key)
+        return self._update(state, await self.aguard(messages, config=config))
+
+
+def make_budget_guard(layer: ResultLayer) -> BudgetGuard:
+    """The layer's default guard (one per layer; `BudgetGuard(layer, ...)` for options).
+
+    Args:
+        layer: The layer.
+
+    Returns:
+        The guard.
+
+    Example:
+        ```python
+        agent = create_react_agent(model, tools, pre_model_hook=make_budget_guard(layer))
+        ```
+    """
+    with _REGISTRY_LOCK:
+        guard = _GUARDS.get(layer)
+    if guard is None:
+        guard = BudgetGuard(layer)
+        with _REGISTRY_LOCK:
+            guard = _GUARDS.setdefault(layer, guard)
+    return guard

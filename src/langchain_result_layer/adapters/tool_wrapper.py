@@ -1,0 +1,225 @@
+"""Wrap a tool so its results go through the per-result layer.
+
+The wrapper delegates every call to the wrapped tool (`invoke`/`ainvoke`, `run`/`arun`), so
+argument parsing, injected arguments (`ToolRuntime`, `InjectedState`, `InjectedStore`,
+`InjectedToolCallId`, a `RunnableConfig` parameter), `response_format="content_and_artifact"`,
+`handle_tool_error`, `handle_validation_error` and `Command` returns keep working exactly as
+they do unwrapped. It then processes what came back: a `ToolMessage`, the `ToolMessage`s
+inside a `Command`'s `update["messages"]`, or, when invoked without a tool call, the raw
+output.
+
+Name, description, `args_schema`, `tool_call_schema`, `return_direct`, `response_format`,
+tags and metadata are the wrapped tool's, so models, `ToolNode` and `create_react_agent` see
+the same tool.
+
+Example:
+    ```python
+    from langchain_core.tools import tool
+    from langchain_result_layer import ResultLayer
+
+    @tool
+    def read_log(path: str) -> str:
+        '''Read a log file.'''
+        return open(path).read()
+
+    layer = ResultLayer(context_window=128_000)
+    safe = layer.wrap_tool(read_log)
+    assert safe.name == "read_log"
+    ```
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig, ensure_config
+from langchain_core.tools import BaseTool
+from langchain_core.tools import tool as as_tool
+from langchain_core.utils.pydantic import TypeBaseModel
+from pydantic import Field
+from typing_extensions import override
+
+from langchain_result_layer.adapters._outputs import (
+    aprocess_raw,
+    process_raw,
+)
+
+if TYPE_CHECKING:
+    from langchain_core.messages import ToolCall
+
+    from langchain_result_layer.layer import ResultLayer
+
+__all__ = ["ResultLayerTool", "unwrap_tool", "wrap_tool"]
+
+
+class ResultLayerTool(BaseTool):
+    """A tool whose results go through the result layer; everything else is the wrapped tool's.
+
+    Build it with `layer.wrap_tool(tool)`.
+
+    Example:
+        ```python
+        wrapped = layer.wrap_tool(run_sql)
+        msg = wrapped.invoke({"name": "run_sql", "args": {"query": q}, "id": "c1",
+                              "type": "tool_call"})
+        ```
+    """
+
+    wrapped: BaseTool
+    """The original tool."""
+
+    layer: Any = Field(default=None, exclude=True)
+    """The `ResultLayer` that processes the results."""
+
+    # ------------------------------------------------------------------ schema
+
+    @property
+    @override
+    def tool_call_schema(self) -> Any:
+        """The wrapped tool's schema for model tool calls (injected arguments excluded)."""
+        return self.wrapped.tool_call_schema
+
+    @override
+    def get_input_schema(self, config: RunnableConfig | None = None) -> TypeBaseModel:
+        """The wrapped tool's full input schema (with injected arguments, for `ToolNode`)."""
+        return self.wrapped.get_input_schema(config)
+
+    @override
+    def get_output_schema(self, config: RunnableConfig | None = None) -> TypeBaseModel:
+        """The wrapped tool's output schema."""
+        return self.wrapped.get_output_schema(config)
+
+    @functools.cached_property
+    def _injected_args_keys(self) -> frozenset[str]:
+        return self.wrapped._injected_args_keys
+
+    @property
+    def func(self) -> Callable[..., Any] | None:
+        """The wrapped tool's function, when it has one (`ToolNode` reads its annotations)."""
+        value = getattr(self.wrapped, "func", None)
+        return value if callable(value) else None
+
+    @property
+    def coroutine(self) -> Callable[..., Any] | None:
+        """The wrapped tool's coroutine function, when it has one."""
+        value = getattr(self.wrapped, "coroutine", None)
+        return value if callable(value) else None
+
+    # ------------------------------------------------------------------ calls
+
+    def _layer(self) -> ResultLayer:
+        layer: ResultLayer = self.layer
+        return layer
+
+    @override
+    def invoke(
+        self,
+        input: str | dict[str, Any] | ToolCall,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        config = ensure_config(config)
+        output = self.wrapped.invoke(input, config, **kwargs)
+        return process_raw(self._layer(), output, tool_name=self.name, config=config)
+
+    @override
+    async def ainvoke(
+        self,
+        input: str | dict[str, Any] | ToolCall,
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        config = ensure_config(config)
+        output = await self.wrapped.ainvoke(input, config, **kwargs)
+        return await aprocess_raw(self._layer(), output, tool_name=self.name, config=config)
+
+    @override
+    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        output = self.wrapped.run(tool_input, *args, **kwargs)
+        config = kwargs.get("config")
+        return process_raw(self._layer(), output, tool_name=self.name, config=config)
+
+    @override
+    async def arun(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        output = await self.wrapped.arun(tool_input, *args, **kwargs)
+        config = kwargs.get("config")
+        return await aprocess_raw(self._layer(), output, tool_name=self.name, config=config)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        """Not used: `run` delegates to the wrapped tool's `run`."""
+        return self.wrapped._run(*args, **kwargs)
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        """Not used: `arun` delegates to the wrapped tool's `arun`."""
+        return await self.wrapped._arun(*args, **kwargs)
+
+
+def unwrap_tool(tool: BaseTool) -> BaseTool:
+    """The original tool behind any number of `ResultLayerTool` wrappers.
+
+    Args:
+        tool: A tool, wrapped or not.
+
+    Returns:
+        The innermost tool.
+
+    Example:
+        ```python
+        assert unwrap_tool(layer.wrap_tool(search)) is search
+        ```
+    """
+    while isinstance(tool, ResultLayerTool):
+        tool = tool.wrapped
+    return tool
+
+
+def wrap_tool(layer: ResultLayer, tool: BaseTool | Callable[..., Any]) -> BaseTool:
+    """Wrap a tool (or a function, converted with `@tool`) with the result layer.
+
+    Wrapping twice with the same layer returns the first wrapper; the fetch tool and tools
+    whose results the layer already processes are returned as they are.
+
+    Args:
+        layer: The result layer.
+        tool: A `BaseTool` or a function.
+
+    Returns:
+        A `ResultLayerTool` with the wrapped tool's name, description and schema.
+
+    Raises:
+        TypeError: When `tool` is neither a `BaseTool` nor a callable.
+
+    Example:
+        ```python
+        tools = [wrap_tool(layer, t) for t in (search, run_sql)]
+        ```
+    """
+    if not isinstance(tool, BaseTool):
+        candidate: object = tool
+        if not callable(candidate):
+            msg = f"wrap_tool expects a BaseTool or a function, got {type(candidate).__name__}"
+            raise TypeError(msg)
+        converted: BaseTool = as_tool(tool)
+        tool = converted
+    if isinstance(tool, ResultLayerTool) and tool.layer is layer:
+        return tool
+    is_fetch_tool = getattr(layer, "_fetch_tool", None) is tool
+    if is_fetch_tool:
+        return tool
+    return ResultLayerTool(
+        name=tool.name,
+        description=tool.description,
+        args_schema=tool.args_schema,
+        return_direct=tool.return_direct,
+        verbose=tool.verbose,
+        tags=tool.tags,
+        metadata=tool.metadata,
+        handle_tool_error=tool.handle_tool_error,
+        handle_validation_error=tool.handle_validation_error,
+        response_format=tool.response_format,
+        extras=tool.extras,
+        wrapped=tool,
+        layer=layer,
+    )
