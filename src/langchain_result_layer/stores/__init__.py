@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.engine import Engine
+
+from langchain_result_layer.stores._access import AccessPolicy
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     AuditEntry,
@@ -22,16 +25,21 @@ from langchain_result_layer.stores.base import (
     RecordMeta,
     ResultStore,
 )
+from langchain_result_layer.stores.langgraph_store import LangGraphResultStore
 from langchain_result_layer.stores.memory import InMemoryResultStore
+from langchain_result_layer.stores.sql import SQLResultStore
 
 __all__ = [
     "DEFAULT_TTL_SECONDS",
+    "AccessPolicy",
     "AuditEntry",
     "InMemoryResultStore",
+    "LangGraphResultStore",
     "Principal",
     "ReadResult",
     "RecordMeta",
     "ResultStore",
+    "SQLResultStore",
     "resolve_store",
 ]
 
@@ -48,6 +56,7 @@ def resolve_store(spec: Any) -> ResultStore | None:
 
     Raises:
         TypeError: For anything else.
+        sqlalchemy.exc.ArgumentError: For a string that is not a SQLAlchemy URL.
 
     Example:
         ```python
@@ -56,29 +65,18 @@ def resolve_store(spec: Any) -> ResultStore | None:
     """
     if spec is False:
         return None
-    if spec is None or spec == "memory":
+    if spec is None or (isinstance(spec, str) and spec == "memory"):
         return InMemoryResultStore()
-    if isinstance(spec, str):
-        from langchain_result_layer.stores.sql import SQLResultStore  # noqa: PLC0415
-
+    if isinstance(spec, (str, Engine)):
         return SQLResultStore(spec)
-    try:
-        from sqlalchemy.engine import Engine  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - hard dependency
-        Engine = None  # type: ignore[assignment,misc]  # noqa: N806
-    if Engine is not None and isinstance(spec, Engine):
-        from langchain_result_layer.stores.sql import SQLResultStore  # noqa: PLC0415
+    from langgraph.store.base import BaseStore  # noqa: PLC0415
 
-        return SQLResultStore(spec)
-    try:
-        from langgraph.store.base import BaseStore  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - hard dependency
-        BaseStore = None  # type: ignore[assignment,misc]  # noqa: N806
-    if BaseStore is not None and isinstance(spec, BaseStore):
-        from langchain_result_layer.stores.langgraph_store import LangGraphResultStore  # noqa: PLC0415
-
+    if isinstance(spec, BaseStore):
         return LangGraphResultStore(spec)
     if isinstance(spec, ResultStore):
         return spec
-    msg = f"store must be 'memory', a SQLAlchemy URL or Engine, a BaseStore or a ResultStore; got {spec!r}"
+    msg = (
+        "store must be 'memory', a SQLAlchemy URL or Engine, a LangGraph BaseStore, a "
+        f"ResultStore or False; got {spec!r}"
+    )
     raise TypeError(msg)

@@ -1,4 +1,4 @@
-"""The `ResultStore` port: where raw tool results live, outside graph checkpoints.
+r"""The `ResultStore` port: where raw tool results live, outside graph checkpoints.
 
 A store keeps each raw result exactly (text or bytes), split into chunks with a line index so
 that a read costs what it returns. Every record is bound to the `Principal` that wrote it and
@@ -7,7 +7,7 @@ expired and another principal's record all raise the same `RecordNotAccessibleEr
 
 Coordinates used by every backend:
 
-- lines are 1-based and inclusive, split on `\\n` (a `\\r\\n` line ends with `\\r\\n`); a
+- lines are 1-based and inclusive, split on `\n` (a `\r\n` line ends with `\r\n`); a
   result with no newline has one line; the empty result has zero lines;
 - offsets are 0-based characters (bytes for binary records), end-exclusive.
 
@@ -16,9 +16,9 @@ Example:
     from langchain_result_layer.stores import InMemoryResultStore, Principal
 
     store = InMemoryResultStore()
-    meta = store.put("a\\nb\\nc\\n", principal=Principal(user="u1"), kind="text")
+    meta = store.put("a\nb\nc\n", principal=Principal(user="u1"), kind="text")
     part = store.read(meta.record_id, principal=Principal(user="u1"), start_line=2, end_line=3)
-    assert part.data == "b\\nc\\n"
+    assert part.data == "b\nc\n"
     ```
 """
 
@@ -83,15 +83,20 @@ class RecordMeta:
         principal: Owner.
         is_binary: Whether the data is bytes.
         size: Characters (bytes when binary) actually stored.
-        original_size: Characters (bytes) of the result before any size-cap policy.
-        line_count: Lines of the stored data.
+        original_size: Characters (bytes) of the result before any size-cap policy. Offsets
+            and line numbers are always those of the original result, also when capped.
+        line_count: Lines of the original result.
         capped: Whether the size cap or the quota forced the store to keep only a bounded
-            head and tail (then `size < original_size`).
+            head and tail (then `size < original_size` and `gap_start`/`gap_end` say which
+            part is missing).
         created_at: Unix time of the write.
         expires_at: Unix time after which the record is gone (`None`: never).
         tool_name: Name of the tool that produced the result.
         tool_call_id: The tool call's id.
         extra: Small JSON-ready metadata (for example the view's summary line).
+        gap_start: First character (byte) the store did not keep, when capped.
+        gap_end: First character (byte) kept after the gap, when capped.
+        cap_reason: `size cap` or `tenant quota`, when capped.
 
     Example:
         ```python
@@ -112,6 +117,13 @@ class RecordMeta:
     tool_name: str | None = None
     tool_call_id: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    gap_start: int | None = None
+    gap_end: int | None = None
+    cap_reason: str | None = None
+
+    def is_expired(self, now: float) -> bool:
+        """Whether the record has expired at `now`."""
+        return self.expires_at is not None and self.expires_at <= now
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +137,11 @@ class ReadResult:
         end_line: Last line served (inclusive), or `None` for offset reads.
         offset: Offset of the first character (byte) served.
         end_offset: One past the last character (byte) served.
+        complete: Whether `data` covers the whole requested range (`False` when `max_size`
+            cut it, or when the range touches the part a capped record lacks).
+        gap_overlap: Whether the requested range touched the part a capped record lacks.
+        first_line: Line holding the first character served (every kind of read).
+        last_line: Line holding the last character served (`first_line - 1` when empty).
 
     Example:
         ```python
@@ -138,11 +155,15 @@ class ReadResult:
     end_line: int | None
     offset: int
     end_offset: int
+    complete: bool = True
+    gap_overlap: bool = False
+    first_line: int | None = None
+    last_line: int | None = None
 
     @property
     def at_end(self) -> bool:
         """Whether the read reached the end of the record."""
-        return self.end_offset >= self.meta.size
+        return self.end_offset >= self.meta.original_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,10 +257,13 @@ class ResultStore(Protocol):
         end_line: int | None = None,
         offset: int | None = None,
         limit: int | None = None,
+        max_size: int | None = None,
     ) -> ReadResult:
         """Read a line range or an offset range (or everything when neither is given).
 
         Lines beyond the end are clipped; reading from past the end returns empty data.
+        `max_size` bounds how many characters (bytes) are returned, so a reader that can
+        show only so much never loads more (the result is then marked incomplete).
         Raises `RecordNotAccessibleError` or `StoreUnavailableError`.
         """
         ...
@@ -253,6 +277,7 @@ class ResultStore(Protocol):
         end_line: int | None = None,
         offset: int | None = None,
         limit: int | None = None,
+        max_size: int | None = None,
     ) -> ReadResult:
         """Async twin of `read`."""
         ...

@@ -1,7 +1,9 @@
-"""In-memory result store: process-local, thread-safe, with the same semantics as the others.
+r"""In-memory result store: process-local, thread-safe, with the same semantics as the others.
 
 Useful for tests, notebooks and single-process agents whose conversations do not outlive the
-process. Use the SQLite store for anything that must survive a restart.
+process. Use the SQLite store for anything that must survive a restart. Records are kept in
+the same chunked layout as the database stores (no per-line index in memory), so a 100 MB
+result costs about 100 MB, and a range read copies only what it returns.
 
 Example:
     ```python
@@ -9,8 +11,8 @@ Example:
     from langchain_result_layer.stores.base import Principal
 
     store = InMemoryResultStore()
-    meta = store.put("hello\\nworld\\n", principal=Principal())
-    assert store.read(meta.record_id, principal=Principal(), start_line=2).data == "world\\n"
+    meta = store.put("hello\nworld\n", principal=Principal())
+    assert store.read(meta.record_id, principal=Principal(), start_line=2).data == "world\n"
     ```
 """
 
@@ -20,12 +22,35 @@ import asyncio
 import bisect
 import threading
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_result_layer.core.reference import new_record_id
 from langchain_result_layer.errors import RecordNotAccessibleError
+from langchain_result_layer.stores._access import (
+    DEFAULT_MAX_RECORD_SIZE,
+    MIN_CAPPED_SIZE,
+    AccessPolicy,
+    range_label,
+)
+from langchain_result_layer.stores._chunks import (
+    DEFAULT_CHUNK_SIZE,
+    Chunk,
+    ListChunkSource,
+    count_newlines,
+    iter_chunks,
+    read_slice,
+)
+from langchain_result_layer.stores._core import (
+    ASYNC_INLINE_LIMIT,
+    StoreStats,
+    is_line_mode,
+    layout_of,
+    permitted,
+    plan_put,
+    read_result,
+)
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     AuditEntry,
@@ -40,23 +65,9 @@ __all__ = ["InMemoryResultStore"]
 @dataclass(slots=True)
 class _Record:
     meta: RecordMeta
-    data: str | bytes
-    line_starts: list[int]
-
-
-def _line_starts(data: str | bytes) -> list[int]:
-    nl: Any = "\n" if isinstance(data, str) else b"\n"
-    starts = [0]
-    find = data.find
-    pos = find(nl)
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = find(nl, pos + 1)
-    if starts[-1] == len(data) and len(starts) > 1:
-        starts.pop()
-    if not data:
-        return []
-    return starts
+    chunks: list[Chunk]
+    starts: list[int]
+    nl_before: list[int]
 
 
 class InMemoryResultStore:
@@ -64,7 +75,15 @@ class InMemoryResultStore:
 
     Args:
         default_ttl_seconds: Lifetime of records (`None`: forever).
-        match_thread: Whether reads must come from the record's thread too.
+        match_thread: Whether reads must come from the record's thread too (ignored when
+            `access` is given).
+        access: The full access policy.
+        max_record_size: Size cap of one record in characters (bytes); larger results keep a
+            bounded head and tail (`None`: no cap).
+        tenant_quota: Characters (bytes) one tenant may keep at once (`None`: no quota).
+        min_capped_size: Smallest head + tail worth keeping under quota pressure.
+        chunk_size: Characters (bytes) per chunk.
+        max_audit_entries: Audit entries kept (oldest dropped first).
         clock: Time source (for tests).
 
     Example:
@@ -78,39 +97,57 @@ class InMemoryResultStore:
         *,
         default_ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
         match_thread: bool = True,
-        clock: Any = time.time,
+        access: AccessPolicy | None = None,
+        max_record_size: int | None = DEFAULT_MAX_RECORD_SIZE,
+        tenant_quota: int | None = None,
+        min_capped_size: int = MIN_CAPPED_SIZE,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        max_audit_entries: int = 100_000,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.default_ttl_seconds = default_ttl_seconds
-        self.match_thread = match_thread
+        self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
+        self.max_record_size = max_record_size
+        self.tenant_quota = tenant_quota
+        self.min_capped_size = min_capped_size
+        self.chunk_size = chunk_size
+        self.stats = StoreStats()
         self._clock = clock
         self._records: dict[str, _Record] = {}
-        self._audit: list[AuditEntry] = []
+        self._audit: deque[AuditEntry] = deque(maxlen=max_audit_entries)
         self._lock = threading.RLock()
+
+    @property
+    def match_thread(self) -> bool:
+        """Whether reads must come from the record's thread."""
+        return self.access.match_thread
 
     # ------------------------------------------------------------------ helpers
 
-    def _allowed(self, meta: RecordMeta, principal: Principal) -> bool:
-        owner = meta.principal
-        if owner.tenant != principal.tenant or owner.user != principal.user:
-            return False
-        return not (self.match_thread and owner.thread != principal.thread)
+    def _audit_add(  # noqa: PLR0917
+        self, now: float, principal: Principal, record_id: str, action: str, rng: str, ok: bool
+    ) -> None:
+        self._audit.append(
+            AuditEntry(at=now, principal=principal, record_id=record_id, action=action,
+                       range=rng, granted=ok)
+        )
 
     def _get(self, record_id: str, principal: Principal, action: str, rng: str) -> _Record:
         with self._lock:
-            record = self._records.get(record_id)
             now = self._clock()
-            ok = (
-                record is not None
-                and (record.meta.expires_at is None or record.meta.expires_at > now)
-                and self._allowed(record.meta, principal)
-            )
-            self._audit.append(
-                AuditEntry(at=now, principal=principal, record_id=record_id, action=action,
-                           range=rng, granted=ok)
-            )
+            record = self._records.get(record_id) if isinstance(record_id, str) else None
+            ok = permitted(record.meta if record else None, principal, self.access, now)
+            self._audit_add(now, principal, str(record_id), action, rng, ok)
             if not ok or record is None:
-                raise RecordNotAccessibleError(record_id)
+                raise RecordNotAccessibleError(str(record_id))
             return record
+
+    def _usage(self, tenant: str | None, now: float) -> int:
+        return sum(
+            r.meta.size
+            for r in self._records.values()
+            if r.meta.principal.tenant == tenant and not r.meta.is_expired(now)
+        )
 
     # ------------------------------------------------------------------ port
 
@@ -127,37 +164,38 @@ class InMemoryResultStore:
         record_id: str | None = None,
     ) -> RecordMeta:
         """Store `data` (see `ResultStore.put`)."""
-        if not isinstance(data, (str, bytes)):
-            msg = f"data must be str or bytes, got {type(data).__name__}"
-            raise TypeError(msg)
-        now = self._clock()
-        ttl = ttl_seconds if ttl_seconds is not None else self.default_ttl_seconds
-        starts = _line_starts(data)
-        meta = RecordMeta(
-            record_id=record_id or new_record_id(),
-            kind=kind,
-            principal=principal,
-            is_binary=isinstance(data, bytes),
-            size=len(data),
-            original_size=len(data),
-            line_count=len(starts),
-            capped=False,
-            created_at=now,
-            expires_at=None if ttl is None else now + ttl,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            extra=dict(extra or {}),
+        plan = plan_put(
+            data, principal=principal, kind=kind, tool_name=tool_name,
+            tool_call_id=tool_call_id, ttl_seconds=ttl_seconds,
+            default_ttl_seconds=self.default_ttl_seconds, extra=extra, record_id=record_id,
+            now=self._clock(),
         )
         with self._lock:
-            self._records[meta.record_id] = _Record(meta=meta, data=data, line_starts=starts)
-            self._audit.append(
-                AuditEntry(at=now, principal=principal, record_id=meta.record_id, action="put",
-                           range=f"size={len(data)}", granted=True)
+            if plan.record_id in self._records:
+                msg = f"record id {plan.record_id!r} is already taken"
+                raise ValueError(msg)
+            left = None
+            if self.tenant_quota is not None:
+                left = self.tenant_quota - self._usage(plan.principal.tenant, plan.created_at)
+            meta, gap = plan.finish(
+                max_record_size=self.max_record_size, quota_left=left,
+                min_capped_size=self.min_capped_size,
             )
+            chunks = list(iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap))
+            self._records[meta.record_id] = _Record(
+                meta=meta,
+                chunks=chunks,
+                starts=[c.start for c in chunks],
+                nl_before=[c.nl_before for c in chunks],
+            )
+            rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
+            self._audit_add(plan.created_at, principal, meta.record_id, "put", rng, True)
         return meta
 
     async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        """Async twin of `put`."""
+        """Async twin of `put` (large results are chunked in a worker thread)."""
+        if len(data) > ASYNC_INLINE_LIMIT:
+            return await asyncio.to_thread(lambda: self.put(data, **kwargs))
         return self.put(data, **kwargs)
 
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
@@ -177,43 +215,34 @@ class InMemoryResultStore:
         end_line: int | None = None,
         offset: int | None = None,
         limit: int | None = None,
+        max_size: int | None = None,
     ) -> ReadResult:
         """Read a range (see `ResultStore.read`)."""
-        if (start_line is not None or end_line is not None) and (
-            offset is not None or limit is not None
-        ):
+        line_mode = is_line_mode(start_line, end_line, offset, limit)
+        if line_mode and (offset is not None or limit is not None):
             msg = "give a line range or an offset range, not both"
             raise ValueError(msg)
-        if offset is not None or limit is not None:
-            rng = f"offset={offset or 0}+{limit}"
-        elif start_line is not None or end_line is not None:
-            rng = f"lines={start_line or 1}-{end_line or ''}"
-        else:
-            rng = "all"
+        rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
         record = self._get(record_id, principal, "read", rng)
-        data = record.data
-        n = len(data)
-        starts = record.line_starts
-        if offset is not None or limit is not None:
-            lo = max(0, offset or 0)
-            hi = n if limit is None else min(n, lo + max(0, limit))
-            lo = min(lo, n)
-            return ReadResult(meta=record.meta, data=data[lo:hi], start_line=None, end_line=None,
-                              offset=lo, end_offset=hi)
-        total = len(starts)
-        first = max(1, start_line or 1)
-        last = total if end_line is None else min(total, end_line)
-        if first > total or last < first:
-            return ReadResult(meta=record.meta, data=data[n:n], start_line=first, end_line=first - 1,
-                              offset=n, end_offset=n)
-        lo = starts[first - 1]
-        hi = starts[last] if last < total else n
-        return ReadResult(meta=record.meta, data=data[lo:hi], start_line=first, end_line=last,
-                          offset=lo, end_offset=hi)
+        chunks = record.chunks
+
+        def load(i: int) -> Chunk:
+            return chunks[i]
+
+        source = ListChunkSource(record.starts, record.nl_before, load)
+        part = read_slice(
+            layout_of(record.meta), source, start_line=start_line, end_line=end_line,
+            offset=offset, limit=limit, max_size=max_size,
+        )
+        self.stats.add(len(source.loaded), 0)
+        return read_result(record.meta, part, line_mode=line_mode)
 
     async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
-        """Async twin of `read`."""
-        return self.read(record_id, **kwargs)
+        """Async twin of `read` (large reads run in a worker thread)."""
+        limit = kwargs.get("max_size") or kwargs.get("limit")
+        if limit is not None and limit <= ASYNC_INLINE_LIMIT:
+            return self.read(record_id, **kwargs)
+        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
 
     def delete(self, record_id: str, *, principal: Principal) -> bool:
         """Delete a record the principal owns."""
@@ -224,30 +253,61 @@ class InMemoryResultStore:
         with self._lock:
             return self._records.pop(record_id, None) is not None
 
+    async def adelete(self, record_id: str, *, principal: Principal) -> bool:
+        """Async twin of `delete`."""
+        return self.delete(record_id, principal=principal)
+
     def purge_expired(self, *, now: float | None = None) -> int:
         """Delete expired records."""
         now = self._clock() if now is None else now
         with self._lock:
-            dead = [k for k, r in self._records.items()
-                    if r.meta.expires_at is not None and r.meta.expires_at <= now]
+            dead = [k for k, r in self._records.items() if r.meta.is_expired(now)]
             for k in dead:
                 del self._records[k]
         return len(dead)
 
+    async def apurge_expired(self, *, now: float | None = None) -> int:
+        """Async twin of `purge_expired`."""
+        return self.purge_expired(now=now)
+
+    def usage(self, tenant: str | None) -> int:
+        """Characters (bytes) a tenant keeps in unexpired records.
+
+        Args:
+            tenant: The tenant.
+
+        Returns:
+            The total the quota is measured against.
+        """
+        with self._lock:
+            return self._usage(tenant, self._clock())
+
     def audit_log(self, *, record_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
         """Most recent audit entries first."""
         with self._lock:
-            entries = [e for e in reversed(self._audit) if record_id is None or e.record_id == record_id]
+            entries = [
+                e for e in reversed(self._audit) if record_id is None or e.record_id == record_id
+            ]
         return entries[:limit]
 
     def close(self) -> None:
         """Nothing to release."""
 
     def line_of_offset(self, record_id: str, offset: int) -> int:
-        """1-based line of a character offset (test helper)."""
+        """1-based line of a character offset (test helper; no access check).
+
+        Args:
+            record_id: The record.
+            offset: A character offset.
+
+        Returns:
+            The line number.
+        """
         record = self._records[record_id]
-        return bisect.bisect_right(record.line_starts, offset)
+        i = max(0, bisect.bisect_right(record.starts, offset) - 1)
+        chunk = record.chunks[i]
+        return chunk.nl_before + count_newlines(chunk.data[: max(0, offset - chunk.start)]) + 1
 
+    def __repr__(self) -> str:
+        return f"InMemoryResultStore(records={len(self._records)}, access={self.access!r})"
 
-async def _to_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - unused
-    return await asyncio.to_thread(fn, *args, **kwargs)

@@ -1,0 +1,239 @@
+"""Steps every backend shares: planning a write, checking a read, building results."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_result_layer.core.reference import new_record_id
+from langchain_result_layer.errors import StoreQuotaExceededError
+from langchain_result_layer.stores._access import AccessPolicy, decide_cap, expiry
+from langchain_result_layer.stores._chunks import (
+    Layout,
+    Slice,
+    count_newlines,
+    line_count_of,
+    plan_cap,
+)
+from langchain_result_layer.stores.base import Principal, ReadResult, RecordMeta
+
+__all__ = [
+    "ASYNC_INLINE_LIMIT",
+    "PutPlan",
+    "StoreStats",
+    "layout_of",
+    "plan_put",
+    "read_result",
+    "validate_record_id",
+]
+
+logger = logging.getLogger("langchain_result_layer.stores")
+
+ASYNC_INLINE_LIMIT = 262_144
+"""Below this size, in-process stores do async work inline instead of in a thread."""
+
+_ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+
+
+def validate_record_id(record_id: object) -> bool:
+    """Whether `record_id` has the shape of a record id."""
+    return isinstance(record_id, str) and bool(_ID_RE.match(record_id))
+
+
+@dataclass(slots=True)
+class StoreStats:
+    """Counters of what reads cost (for tests and benchmarks).
+
+    Attributes:
+        chunk_reads: Chunks loaded by reads since the store was created.
+        chunk_bytes: Stored bytes of those chunks.
+    """
+
+    chunk_reads: int = 0
+    chunk_bytes: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, chunks: int, nbytes: int) -> None:
+        """Count chunks loaded."""
+        with self._lock:
+            self.chunk_reads += chunks
+            self.chunk_bytes += nbytes
+
+    def reset(self) -> None:
+        """Zero the counters."""
+        with self._lock:
+            self.chunk_reads = 0
+            self.chunk_bytes = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PutPlan:
+    """A checked write: the metadata before any cap, and the data."""
+
+    data: str | bytes
+    record_id: str
+    kind: str
+    principal: Principal
+    size: int
+    newlines: int
+    line_count: int
+    created_at: float
+    expires_at: float | None
+    tool_name: str | None
+    tool_call_id: str | None
+    extra: dict[str, Any]
+
+    def finish(
+        self,
+        *,
+        max_record_size: int | None,
+        quota_left: int | None,
+        min_capped_size: int,
+    ) -> tuple[RecordMeta, tuple[int, int] | None]:
+        """Apply the size cap and the quota.
+
+        Returns:
+            The record's metadata and the gap to leave out (`None`: keep everything).
+
+        Raises:
+            StoreQuotaExceededError: When even a capped record does not fit the quota.
+        """
+        decision = decide_cap(
+            self.size,
+            max_record_size=max_record_size,
+            quota_left=quota_left,
+            min_capped_size=min_capped_size,
+        )
+        if decision is None:
+            tenant = self.principal.tenant or "(no tenant)"
+            msg = (
+                f"tenant {tenant!r} has {max(0, quota_left or 0):,} units of quota left; "
+                f"a {self.size:,}-unit result does not fit even when capped"
+            )
+            raise StoreQuotaExceededError(msg)
+        gap = plan_cap(self.data, decision.keep) if decision.keep < self.size else None
+        kept = self.size - (gap[1] - gap[0]) if gap else self.size
+        if gap is not None:
+            logger.warning(
+                "result %s of %r capped by the %s: kept %d of %d units (head and tail)",
+                self.record_id, self.tool_name, decision.reason, kept, self.size,
+            )
+        meta = RecordMeta(
+            record_id=self.record_id,
+            kind=self.kind,
+            principal=self.principal,
+            is_binary=isinstance(self.data, bytes),
+            size=kept,
+            original_size=self.size,
+            line_count=self.line_count,
+            capped=gap is not None,
+            created_at=self.created_at,
+            expires_at=self.expires_at,
+            tool_name=self.tool_name,
+            tool_call_id=self.tool_call_id,
+            extra=self.extra,
+            gap_start=gap[0] if gap else None,
+            gap_end=gap[1] if gap else None,
+            cap_reason=decision.reason if gap else None,
+        )
+        return meta, gap
+
+
+def plan_put(
+    data: object,
+    *,
+    principal: object,
+    kind: object,
+    tool_name: str | None,
+    tool_call_id: str | None,
+    ttl_seconds: float | None,
+    default_ttl_seconds: float | None,
+    extra: Mapping[str, Any] | None,
+    record_id: str | None,
+    now: float,
+) -> PutPlan:
+    """Validate the arguments of `put` and measure the data.
+
+    Raises:
+        TypeError: Bad argument types.
+        ValueError: Bad id, kind or TTL.
+    """
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, (str, bytes)):
+        msg = f"data must be str or bytes, got {type(data).__name__}"
+        raise TypeError(msg)
+    if not isinstance(principal, Principal):
+        msg = f"principal must be a Principal, got {type(principal).__name__}"
+        raise TypeError(msg)
+    if not isinstance(kind, str) or not _KIND_RE.match(kind):
+        msg = f"kind must match [a-z][a-z0-9_]{{0,31}}, got {kind!r}"
+        raise ValueError(msg)
+    if record_id is not None and not validate_record_id(record_id):
+        msg = f"record_id must be 8-64 characters of [A-Za-z0-9_-], got {record_id!r}"
+        raise ValueError(msg)
+    size = len(data)
+    newlines = count_newlines(data)
+    ends = size > 0 and data[-1:] in ("\n", b"\n")
+    return PutPlan(
+        data=data,
+        record_id=record_id or new_record_id(),
+        kind=kind,
+        principal=principal,
+        size=size,
+        newlines=newlines,
+        line_count=line_count_of(size, newlines, ends),
+        created_at=now,
+        expires_at=expiry(now, ttl_seconds, default_ttl_seconds),
+        tool_name=tool_name,
+        tool_call_id=tool_call_id,
+        extra=dict(extra or {}),
+    )
+
+
+def layout_of(meta: RecordMeta) -> Layout:
+    """The read coordinates of a record."""
+    return Layout(
+        size=meta.original_size,
+        line_count=meta.line_count,
+        is_binary=meta.is_binary,
+        gap_start=meta.gap_start,
+        gap_end=meta.gap_end,
+    )
+
+
+def permitted(
+    meta: RecordMeta | None, principal: Principal, access: AccessPolicy, now: float
+) -> bool:
+    """The access decision: exists, not expired, and the policy permits the caller."""
+    if meta is None or meta.is_expired(now):
+        return False
+    return access.permits(meta.principal, principal)
+
+
+def read_result(meta: RecordMeta, part: Slice, *, line_mode: bool) -> ReadResult:
+    """Turn a `Slice` into the port's `ReadResult`."""
+    return ReadResult(
+        meta=meta,
+        data=part.data,
+        start_line=part.start_line if line_mode else None,
+        end_line=part.end_line if line_mode else None,
+        offset=part.offset,
+        end_offset=part.end_offset,
+        complete=part.complete,
+        gap_overlap=part.gap_overlap,
+        first_line=part.start_line,
+        last_line=part.end_line,
+    )
+
+
+def is_line_mode(
+    start_line: int | None, end_line: int | None, offset: int | None, limit: int | None
+) -> bool:
+    """Whether a read is by lines (also a whole-record read)."""
+    return start_line is not None or end_line is not None or (offset is None and limit is None)

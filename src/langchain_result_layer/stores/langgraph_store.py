@@ -1,0 +1,453 @@
+r"""A `ResultStore` over a LangGraph `BaseStore`, for graphs deployed with a platform store.
+
+Records live under a namespace prefix (default `("langchain_result_layer",)`):
+
+- `(*prefix, "records")`, key = record id: the record's metadata and its chunk index
+  (`starts`, `nl_before`), so a range read gets exactly the chunks it needs;
+- `(*prefix, "chunks", <record id>)`, key = `00000000`, `00000001`, ...: the pieces, as JSON
+  strings when they are plain text and as base64 otherwise (lone surrogates, NUL, bytes), so
+  any result round-trips exactly through JSON and `jsonb`;
+- `(*prefix, "audit")`: one item per put, read, info and delete.
+
+Works with `InMemoryStore`, `SqliteStore`, `PostgresStore` and their async variants (async
+methods run the store's synchronous API in a worker thread, which the async stores support).
+The quota check is serialised within the process only; `purge_expired` and `audit_log`
+scan their namespace, so prefer the SQL store when records number in the millions.
+
+Example:
+    ```python
+    from langgraph.store.memory import InMemoryStore
+
+    from langchain_result_layer.stores.base import Principal
+    from langchain_result_layer.stores.langgraph_store import LangGraphResultStore
+
+    store = LangGraphResultStore(InMemoryStore())
+    meta = store.put("a\nb\n", principal=Principal(user="ada"))
+    assert store.read(meta.record_id, principal=Principal(user="ada"), start_line=2).data == "b\n"
+    ```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
+
+from langchain_result_layer.errors import (
+    RecordNotAccessibleError,
+    ResultLayerError,
+    StoreUnavailableError,
+)
+from langchain_result_layer.stores._access import (
+    DEFAULT_MAX_RECORD_SIZE,
+    MIN_CAPPED_SIZE,
+    AccessPolicy,
+    range_label,
+)
+from langchain_result_layer.stores._chunks import (
+    DEFAULT_CHUNK_SIZE,
+    Chunk,
+    ListChunkSource,
+    decode_piece,
+    encode_piece,
+    iter_chunks,
+    read_slice,
+)
+from langchain_result_layer.stores._core import (
+    StoreStats,
+    is_line_mode,
+    layout_of,
+    permitted,
+    plan_put,
+    read_result,
+    validate_record_id,
+)
+from langchain_result_layer.stores.base import (
+    DEFAULT_TTL_SECONDS,
+    AuditEntry,
+    Principal,
+    ReadResult,
+    RecordMeta,
+)
+
+__all__ = ["LangGraphResultStore"]
+
+_PLAIN_RE = re.compile(r"[\x00\ud800-\udfff]")
+_PAGE = 200
+
+
+def _chunk_key(i: int) -> str:
+    return f"{i:08d}"
+
+
+def _encode_value(piece: str | bytes) -> dict[str, str]:
+    if isinstance(piece, str) and not _PLAIN_RE.search(piece):
+        return {"e": "s", "d": piece}
+    return {"e": "b64", "d": base64.b64encode(encode_piece(piece, compress=False)).decode("ascii")}
+
+
+def _decode_value(value: Mapping[str, Any], *, is_binary: bool) -> str | bytes:
+    data = value.get("d", "")
+    if value.get("e") == "s":
+        return str(data).encode("utf-8") if is_binary else str(data)
+    return decode_piece(base64.b64decode(str(data)), is_binary=is_binary, compressed=False)
+
+
+def _meta_value(meta: RecordMeta, starts: list[int], nl_before: list[int]) -> dict[str, Any]:
+    p = meta.principal
+    return {
+        "record_id": meta.record_id,
+        "kind": meta.kind,
+        "tenant": p.tenant,
+        "user": p.user,
+        "thread": p.thread,
+        "is_binary": meta.is_binary,
+        "size": meta.size,
+        "original_size": meta.original_size,
+        "line_count": meta.line_count,
+        "capped": meta.capped,
+        "gap_start": meta.gap_start,
+        "gap_end": meta.gap_end,
+        "cap_reason": meta.cap_reason,
+        "created_at": meta.created_at,
+        "expires_at": meta.expires_at,
+        "tool_name": meta.tool_name,
+        "tool_call_id": meta.tool_call_id,
+        "extra": dict(meta.extra),
+        "starts": starts,
+        "nl_before": nl_before,
+    }
+
+
+def _value_meta(v: Mapping[str, Any]) -> RecordMeta:
+    return RecordMeta(
+        record_id=v["record_id"],
+        kind=v["kind"],
+        principal=Principal(tenant=v.get("tenant"), user=v.get("user"), thread=v.get("thread")),
+        is_binary=bool(v["is_binary"]),
+        size=int(v["size"]),
+        original_size=int(v["original_size"]),
+        line_count=int(v["line_count"]),
+        capped=bool(v["capped"]),
+        created_at=float(v["created_at"]),
+        expires_at=None if v.get("expires_at") is None else float(v["expires_at"]),
+        tool_name=v.get("tool_name"),
+        tool_call_id=v.get("tool_call_id"),
+        extra=dict(v.get("extra") or {}),
+        gap_start=v.get("gap_start"),
+        gap_end=v.get("gap_end"),
+        cap_reason=v.get("cap_reason"),
+    )
+
+
+class LangGraphResultStore:
+    """A `ResultStore` that keeps records in a LangGraph `BaseStore`.
+
+    Args:
+        store: The LangGraph store (`InMemoryStore`, `SqliteStore`, `PostgresStore`, ...).
+        namespace: Namespace prefix of every item this store writes.
+        default_ttl_seconds: Lifetime of records (`None`: forever).
+        match_thread: Whether reads must come from the record's thread (ignored when
+            `access` is given).
+        access: The full access policy.
+        max_record_size: Size cap of one record (characters, bytes for binary).
+        tenant_quota: Characters (bytes) one tenant may keep (`None`: no quota).
+        min_capped_size: Smallest head + tail worth keeping under quota pressure.
+        chunk_size: Characters (bytes) per chunk.
+        clock: Time source (for tests).
+
+    Example:
+        ```python
+        from langgraph.store.memory import InMemoryStore
+
+        store = LangGraphResultStore(InMemoryStore(), namespace=("my_app", "results"))
+        ```
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        *,
+        namespace: Sequence[str] = ("langchain_result_layer",),
+        default_ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
+        match_thread: bool = True,
+        access: AccessPolicy | None = None,
+        max_record_size: int | None = DEFAULT_MAX_RECORD_SIZE,
+        tenant_quota: int | None = None,
+        min_capped_size: int = MIN_CAPPED_SIZE,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if not isinstance(cast("object", store), BaseStore):
+            msg = f"store must be a langgraph BaseStore, got {type(store).__name__}"
+            raise TypeError(msg)
+        self.store = store
+        self.namespace = tuple(namespace)
+        self.default_ttl_seconds = default_ttl_seconds
+        self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
+        self.max_record_size = max_record_size
+        self.tenant_quota = tenant_quota
+        self.min_capped_size = min_capped_size
+        self.chunk_size = chunk_size
+        self.stats = StoreStats()
+        self._clock = clock
+        self._quota_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LangGraphResultStore({type(self.store).__name__}, namespace={self.namespace!r})"
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def _records_ns(self) -> tuple[str, ...]:
+        return (*self.namespace, "records")
+
+    @property
+    def _audit_ns(self) -> tuple[str, ...]:
+        return (*self.namespace, "audit")
+
+    def _chunks_ns(self, record_id: str) -> tuple[str, ...]:
+        return (*self.namespace, "chunks", record_id)
+
+    def _batch(self, ops: Sequence[Any]) -> list[Any]:
+        try:
+            return list(self.store.batch(ops))
+        except ResultLayerError:
+            raise
+        except Exception as exc:
+            msg = f"LangGraph store {type(self.store).__name__} failed: {type(exc).__name__}: {exc}"
+            raise StoreUnavailableError(msg[:500]) from exc
+
+    def _audit_op(
+        self, principal: Principal, record_id: str, action: str, rng: str, ok: bool
+    ) -> PutOp:
+        now = self._clock()
+        key = f"{time.time_ns():020d}-{secrets.token_hex(4)}"
+        value = {
+            "at": now, "tenant": principal.tenant, "user": principal.user,
+            "thread": principal.thread, "record_id": record_id[:128], "action": action,
+            "range": rng, "granted": ok,
+        }
+        return PutOp(self._audit_ns, key, value, index=False)
+
+    def _get_value(self, record_id: str) -> Mapping[str, Any] | None:
+        if not validate_record_id(record_id):
+            return None
+        item = self._batch([GetOp(self._records_ns, record_id)])[0]
+        return item.value if isinstance(item, Item) else None
+
+    def _checked(
+        self, record_id: str, principal: Principal, action: str, rng: str
+    ) -> Mapping[str, Any]:
+        value = self._get_value(record_id)
+        meta = _value_meta(value) if value is not None else None
+        ok = permitted(meta, principal, self.access, self._clock())
+        self._batch([self._audit_op(principal, str(record_id), action, rng, ok)])
+        if not ok or value is None:
+            raise RecordNotAccessibleError(str(record_id))
+        return value
+
+    def _scan(self, namespace: tuple[str, ...]) -> list[Item]:
+        items: list[Item] = []
+        offset = 0
+        while True:
+            page = self._batch([SearchOp(namespace, None, _PAGE, offset)])[0]
+            items.extend(page)
+            if len(page) < _PAGE:
+                return items
+            offset += _PAGE
+
+    def _usage(self, tenant: str | None, now: float) -> int:
+        total = 0
+        for item in self._scan(self._records_ns):
+            v = item.value
+            expires = v.get("expires_at")
+            if v.get("tenant") == tenant and (expires is None or expires > now):
+                total += int(v.get("size", 0))
+        return total
+
+    # ------------------------------------------------------------------ port
+
+    def put(
+        self,
+        data: str | bytes,
+        *,
+        principal: Principal,
+        kind: str = "text",
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+        ttl_seconds: float | None = None,
+        extra: Mapping[str, Any] | None = None,
+        record_id: str | None = None,
+    ) -> RecordMeta:
+        """Store a raw result (see `ResultStore.put`)."""
+        plan = plan_put(
+            data, principal=principal, kind=kind, tool_name=tool_name,
+            tool_call_id=tool_call_id, ttl_seconds=ttl_seconds,
+            default_ttl_seconds=self.default_ttl_seconds, extra=extra, record_id=record_id,
+            now=self._clock(),
+        )
+        with self._quota_lock:
+            if record_id is not None and self._get_value(record_id) is not None:
+                msg = f"record id {record_id!r} is already taken"
+                raise ValueError(msg)
+            left = None
+            if self.tenant_quota is not None:
+                left = self.tenant_quota - self._usage(plan.principal.tenant, plan.created_at)
+            meta, gap = plan.finish(
+                max_record_size=self.max_record_size, quota_left=left,
+                min_capped_size=self.min_capped_size,
+            )
+            starts: list[int] = []
+            nl_before: list[int] = []
+            ns = self._chunks_ns(meta.record_id)
+            ops: list[Any] = []
+            for i, chunk in enumerate(iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap)):
+                starts.append(chunk.start)
+                nl_before.append(chunk.nl_before)
+                ops.append(PutOp(ns, _chunk_key(i), _encode_value(chunk.data), index=False))
+                if len(ops) >= 64:
+                    self._batch(ops)
+                    ops = []
+            rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
+            # The record item goes last: readers never see a record whose chunks are missing.
+            ops.append(PutOp(self._records_ns, meta.record_id, _meta_value(meta, starts, nl_before),
+                             index=False))
+            ops.append(self._audit_op(principal, meta.record_id, "put", rng, True))
+            self._batch(ops)
+        return meta
+
+    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
+        """Async twin of `put` (runs in a worker thread)."""
+        return await asyncio.to_thread(lambda: self.put(data, **kwargs))
+
+    def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
+        """Metadata of a record (audited)."""
+        return _value_meta(self._checked(record_id, principal, "info", ""))
+
+    async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
+        """Async twin of `info`."""
+        return await asyncio.to_thread(self.info, record_id, principal=principal)
+
+    def read(
+        self,
+        record_id: str,
+        *,
+        principal: Principal,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+        max_size: int | None = None,
+    ) -> ReadResult:
+        """Read a range (see `ResultStore.read`); gets only the chunks the range needs."""
+        line_mode = is_line_mode(start_line, end_line, offset, limit)
+        if line_mode and (offset is not None or limit is not None):
+            msg = "give a line range or an offset range, not both"
+            raise ValueError(msg)
+        rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
+        value = self._checked(record_id, principal, "read", rng)
+        meta = _value_meta(value)
+        ns = self._chunks_ns(meta.record_id)
+
+        def load(i: int) -> Chunk:
+            item = self._batch([GetOp(ns, _chunk_key(i))])[0]
+            if not isinstance(item, Item):
+                msg = f"chunk {i} of record {meta.record_id} is missing"
+                raise StoreUnavailableError(msg)
+            return Chunk(
+                start=int(value["starts"][i]),
+                nl_before=int(value["nl_before"][i]),
+                data=_decode_value(item.value, is_binary=meta.is_binary),
+            )
+
+        source = ListChunkSource(list(value["starts"]), list(value["nl_before"]), load)
+        part = read_slice(
+            layout_of(meta), source, start_line=start_line, end_line=end_line,
+            offset=offset, limit=limit, max_size=max_size,
+        )
+        self.stats.add(len(source.loaded), 0)
+        return read_result(meta, part, line_mode=line_mode)
+
+    async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
+        """Async twin of `read` (runs in a worker thread)."""
+        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
+
+    def _delete_value(self, value: Mapping[str, Any]) -> None:
+        rid = str(value["record_id"])
+        ns = self._chunks_ns(rid)
+        ops: list[Any] = [PutOp(ns, _chunk_key(i), None) for i in range(len(value["starts"]))]
+        ops.append(PutOp(self._records_ns, rid, None))
+        self._batch(ops)
+
+    def delete(self, record_id: str, *, principal: Principal) -> bool:
+        """Delete a record the principal may read."""
+        try:
+            value = self._checked(record_id, principal, "delete", "")
+        except RecordNotAccessibleError:
+            return False
+        self._delete_value(value)
+        return True
+
+    async def adelete(self, record_id: str, *, principal: Principal) -> bool:
+        """Async twin of `delete`."""
+        return await asyncio.to_thread(self.delete, record_id, principal=principal)
+
+    def purge_expired(self, *, now: float | None = None) -> int:
+        """Delete expired records (scans the records namespace)."""
+        now = self._clock() if now is None else now
+        dead = [
+            item.value for item in self._scan(self._records_ns)
+            if item.value.get("expires_at") is not None and item.value["expires_at"] <= now
+        ]
+        for value in dead:
+            self._delete_value(value)
+        return len(dead)
+
+    async def apurge_expired(self, *, now: float | None = None) -> int:
+        """Async twin of `purge_expired`."""
+        return await asyncio.to_thread(self.purge_expired, now=now)
+
+    def usage(self, tenant: str | None) -> int:
+        """Characters (bytes) a tenant keeps in unexpired records.
+
+        Args:
+            tenant: The tenant.
+
+        Returns:
+            The total.
+        """
+        return self._usage(tenant, self._clock())
+
+    def audit_log(self, *, record_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
+        """Most recent audit entries first (scans the audit namespace)."""
+        items = sorted(self._scan(self._audit_ns), key=lambda it: it.key, reverse=True)
+        out: list[AuditEntry] = []
+        for item in items:
+            v = item.value
+            if record_id is not None and v.get("record_id") != record_id[:128]:
+                continue
+            out.append(
+                AuditEntry(
+                    at=float(v["at"]),
+                    principal=Principal(tenant=v.get("tenant"), user=v.get("user"),
+                                        thread=v.get("thread")),
+                    record_id=str(v["record_id"]),
+                    action=str(v["action"]),
+                    range=str(v["range"]),
+                    granted=bool(v["granted"]),
+                )
+            )
+            if len(out) >= limit:
+                break
+        return out
+
+    def close(self) -> None:
+        """Nothing to release (the LangGraph store belongs to the caller)."""

@@ -1,0 +1,714 @@
+r"""SQL result store (SQLAlchemy 2.x Core): SQLite embedded, PostgreSQL for many workers.
+
+Raw results are kept outside graph checkpoints, in chunks with a line index, so reading lines
+10,000-10,100 of a 100 MB result loads one or two 64 KB chunks. Tables are created on first
+use and migrated by version (see `stores/_schema.py` and `docs/stores.md`).
+
+- SQLite (`sqlite:///tool_results.db`): WAL journal, a 30 s busy timeout and `BEGIN
+  IMMEDIATE` for writes, so parallel tool calls from threads and processes queue instead of
+  failing. `sqlite://` (in memory) shares one connection between threads behind a lock.
+- PostgreSQL (`postgresql+psycopg://user:pass@host/db`, psycopg 3): a connection pool;
+  quota checks take a per-tenant advisory lock.
+
+Async methods run the synchronous calls in a worker thread (`asyncio.to_thread`): the event
+loop never blocks, one code path serves both, and no async driver is needed.
+
+Example:
+    ```python
+    from langchain_result_layer.stores.base import Principal
+    from langchain_result_layer.stores.sql import SQLResultStore
+
+    store = SQLResultStore("sqlite:///tool_results.db")
+    meta = store.put("a\nb\nc\n", principal=Principal(user="ada"))
+    assert store.read(meta.record_id, principal=Principal(user="ada"), start_line=2,
+                      end_line=2).data == "b\n"
+    ```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, cast
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Row,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+)
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+from langchain_result_layer.errors import (
+    RecordNotAccessibleError,
+    ResultLayerError,
+    StoreUnavailableError,
+)
+from langchain_result_layer.stores._access import (
+    DEFAULT_MAX_RECORD_SIZE,
+    MIN_CAPPED_SIZE,
+    AccessPolicy,
+    range_label,
+)
+from langchain_result_layer.stores._chunks import (
+    DEFAULT_CHUNK_SIZE,
+    Chunk,
+    count_newlines,
+    decode_piece,
+    encode_piece,
+    iter_chunks,
+    read_slice,
+)
+from langchain_result_layer.stores._core import (
+    StoreStats,
+    is_line_mode,
+    layout_of,
+    permitted,
+    plan_put,
+    read_result,
+    validate_record_id,
+)
+from langchain_result_layer.stores._schema import SCHEMA_VERSION, Tables, ensure_schema, make_tables
+from langchain_result_layer.stores.base import (
+    DEFAULT_TTL_SECONDS,
+    AuditEntry,
+    Principal,
+    ReadResult,
+    RecordMeta,
+)
+
+__all__ = ["SQLResultStore"]
+
+logger = logging.getLogger("langchain_result_layer.stores")
+
+_WRITE_BATCH = 32
+_SCHEMA_LOCK_KEY = 0x6C726C5F736368  # "lrl_sch"
+_AUDIT_ID_LEN = 128
+
+
+def _lock_key(text_key: str) -> int:
+    digest = hashlib.blake2b(text_key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _normalise_url(url: str) -> str:
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _is_memory_sqlite(engine: Engine) -> bool:
+    database = engine.url.database
+    return engine.dialect.name == "sqlite" and (
+        not database or database == ":memory:" or "mode=memory" in str(engine.url)
+    )
+
+
+def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
+    """Pragmas on connect and an explicit `BEGIN` (IMMEDIATE for writes)."""
+    if getattr(engine, "_lrl_sqlite_hooks", False):
+        return
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # the driver must not open transactions itself
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute("PRAGMA busy_timeout = 30000")
+            if wal:
+                with contextlib.suppress(Exception):
+                    cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("lrl_begin", "")
+        conn.exec_driver_sql(f"BEGIN {mode}".strip())
+
+    engine._lrl_sqlite_hooks = True  # type: ignore[attr-defined]
+
+
+def _row_meta(row: Row[Any]) -> RecordMeta:
+    m = row._mapping
+    try:
+        extra = json.loads(m["extra"]) if m["extra"] else {}
+    except ValueError:
+        extra = {}
+    return RecordMeta(
+        record_id=m["record_id"],
+        kind=m["kind"],
+        principal=Principal(tenant=m["tenant"], user=m["user_id"], thread=m["thread_id"]),
+        is_binary=bool(m["is_binary"]),
+        size=int(m["size"]),
+        original_size=int(m["original_size"]),
+        line_count=int(m["line_count"]),
+        capped=bool(m["capped"]),
+        created_at=float(m["created_at"]),
+        expires_at=None if m["expires_at"] is None else float(m["expires_at"]),
+        tool_name=m["tool_name"],
+        tool_call_id=m["tool_call_id"],
+        extra=extra if isinstance(extra, dict) else {},
+        gap_start=None if m["gap_start"] is None else int(m["gap_start"]),
+        gap_end=None if m["gap_end"] is None else int(m["gap_end"]),
+        cap_reason=m["cap_reason"],
+    )
+
+
+class _SQLChunkSource:
+    """Chunk lookups for one read, on one connection."""
+
+    __slots__ = ("_cache", "_compressed", "_conn", "_is_binary", "_record_id", "_t", "rows")
+
+    def __init__(
+        self, conn: Connection, tables: Tables, record_id: str, *, is_binary: bool, compressed: bool
+    ) -> None:
+        self._conn = conn
+        self._t = tables.chunks
+        self._record_id = record_id
+        self._is_binary = is_binary
+        self._compressed = compressed
+        self._cache: dict[int, Chunk] = {}
+        self.rows = 0
+
+    def _chunk(self, row: Any) -> Chunk:
+        start = int(row.start)
+        cached = self._cache.get(start)
+        if cached is not None:
+            return cached
+        self.rows += 1
+        chunk = Chunk(
+            start=start,
+            nl_before=int(row.nl_before),
+            data=decode_piece(row.data, is_binary=self._is_binary, compressed=self._compressed),
+        )
+        self._cache[start] = chunk
+        return chunk
+
+    def chunk_with_newline(self, k: int) -> Chunk | None:
+        c = self._t.c
+        for chunk in self._cache.values():
+            if chunk.nl_before < k <= chunk.nl_before + _newlines(chunk):
+                return chunk
+        row = self._conn.execute(
+            select(c.start, c.nl_before, c.data)
+            .where(c.record_id == self._record_id, c.nl_before < k)
+            .order_by(c.nl_before.desc(), c.start.desc())
+            .limit(1)
+        ).first()
+        return None if row is None else self._chunk(row)
+
+    def chunks_in(self, lo: int, hi: int) -> Sequence[Chunk]:
+        for chunk in self._cache.values():
+            if chunk.start <= lo and hi <= chunk.end:
+                return [chunk]
+        c = self._t.c
+        first = (
+            select(c.start)
+            .where(c.record_id == self._record_id, c.start <= lo)
+            .order_by(c.start.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+        rows = self._conn.execute(
+            select(c.start, c.nl_before, c.data)
+            .where(c.record_id == self._record_id, c.start >= first, c.start < hi)
+            .order_by(c.start)
+        ).all()
+        return [chunk for chunk in (self._chunk(r) for r in rows) if chunk.end > lo]
+
+
+def _newlines(chunk: Chunk) -> int:
+    return count_newlines(chunk.data)
+
+
+class SQLResultStore:
+    """A `ResultStore` in a SQL database through SQLAlchemy 2.x Core.
+
+    Args:
+        url: A SQLAlchemy URL (`sqlite:///tool_results.db`, `sqlite://`,
+            `postgresql+psycopg://user:pass@host:5432/db`) or an `Engine`. A plain
+            `postgresql://` URL uses psycopg 3.
+        default_ttl_seconds: Lifetime of records (`None`: forever).
+        match_thread: Whether reads must come from the record's thread (ignored when
+            `access` is given).
+        access: The full access policy.
+        max_record_size: Size cap of one record in characters (bytes for binary); larger
+            results keep a bounded head and tail and are marked `capped` (`None`: no cap).
+        tenant_quota: Characters (bytes) one tenant may keep in unexpired records (`None`:
+            no quota). A result that does not fit keeps a head and tail that do; when not
+            even `min_capped_size` fits, `put` raises `StoreQuotaExceededError`.
+        min_capped_size: Smallest head + tail worth keeping under quota pressure.
+        chunk_size: Characters (bytes) per chunk.
+        compress: zlib-compress chunks (smaller database, a little more CPU).
+        table_prefix: Prefix of the table names.
+        audit_ttl_seconds: Age after which `purge_expired` deletes audit rows (`None`: never).
+        engine_options: Extra `create_engine` options (only when `url` is a string).
+        clock: Time source (for tests).
+
+    Example:
+        ```python
+        store = SQLResultStore("sqlite:///tool_results.db", default_ttl_seconds=24 * 3600)
+        ```
+    """
+
+    def __init__(
+        self,
+        url: str | Engine,
+        *,
+        default_ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
+        match_thread: bool = True,
+        access: AccessPolicy | None = None,
+        max_record_size: int | None = DEFAULT_MAX_RECORD_SIZE,
+        tenant_quota: int | None = None,
+        min_capped_size: int = MIN_CAPPED_SIZE,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        compress: bool = False,
+        table_prefix: str = "lrl_",
+        audit_ttl_seconds: float | None = 90 * 24 * 3600.0,
+        engine_options: Mapping[str, Any] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if chunk_size < 1:
+            msg = "chunk_size must be >= 1"
+            raise ValueError(msg)
+        self.default_ttl_seconds = default_ttl_seconds
+        self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
+        self.max_record_size = max_record_size
+        self.tenant_quota = tenant_quota
+        self.min_capped_size = min_capped_size
+        self.chunk_size = chunk_size
+        self.compress = compress
+        self.audit_ttl_seconds = audit_ttl_seconds
+        self.tables = make_tables(table_prefix)
+        self.stats = StoreStats()
+        self._clock = clock
+        self._owns_engine = isinstance(url, str)
+        self.engine = self._make_engine(url, dict(engine_options or {}))
+        self.dialect = self.engine.dialect.name
+        self._serial: threading.Lock | None = (
+            threading.Lock() if _is_memory_sqlite(self.engine) else None
+        )
+        if self.dialect == "sqlite":
+            _install_sqlite_hooks(self.engine, wal=not _is_memory_sqlite(self.engine))
+        self._ready = threading.Event()
+        self._ready_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ engine
+
+    @staticmethod
+    def _make_engine(url: str | Engine, options: dict[str, Any]) -> Engine:
+        if isinstance(url, Engine):
+            return url
+        if not isinstance(cast("object", url), str):
+            msg = f"url must be a SQLAlchemy URL string or an Engine, got {type(url).__name__}"
+            raise TypeError(msg)
+        parsed = make_url(_normalise_url(url))
+        backend = parsed.get_backend_name()
+        if backend == "sqlite":
+            database = parsed.database
+            if not database or database == ":memory:":
+                options.setdefault("poolclass", StaticPool)
+                options.setdefault("connect_args", {"check_same_thread": False})
+            else:
+                options.setdefault("pool_size", 8)
+                options.setdefault("max_overflow", 32)
+        elif backend == "postgresql":
+            options.setdefault("pool_size", 8)
+            options.setdefault("max_overflow", 32)
+            options.setdefault("pool_pre_ping", True)
+            options.setdefault("connect_args", {"connect_timeout": 10})
+        return create_engine(parsed, **options)
+
+    def __repr__(self) -> str:
+        return f"SQLResultStore({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    @contextlib.contextmanager
+    def _connection(self, *, write: bool) -> Iterator[Connection]:
+        """A connection in a transaction; SQLAlchemy errors become `StoreUnavailableError`."""
+        serial = self._serial
+        if serial is not None:
+            serial.acquire()
+        try:
+            self._ensure_ready()
+            with self.engine.connect() as conn:
+                if write and self.dialect == "sqlite":
+                    conn.execution_options(lrl_begin="IMMEDIATE")
+                with conn.begin():
+                    yield conn
+        except ResultLayerError:
+            raise
+        except (SQLAlchemyError, OSError) as exc:
+            raise StoreUnavailableError(self._describe(exc)) from exc
+        finally:
+            if serial is not None:
+                serial.release()
+
+    def _describe(self, exc: BaseException) -> str:
+        detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        first = detail[0] if detail else type(exc).__name__
+        where = self.engine.url.render_as_string(hide_password=True)
+        return f"{type(exc).__name__} on {where}: {first[:300]}"
+
+    def _ensure_ready(self) -> None:
+        if self._ready.is_set():
+            return
+        with self._ready_lock:
+            if self._ready.is_set():
+                return
+            try:
+                with self.engine.connect() as conn:
+                    if self.dialect == "sqlite":
+                        conn.execution_options(lrl_begin="IMMEDIATE")
+                    with conn.begin():
+                        if self.dialect == "postgresql":
+                            conn.execute(
+                                text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY}
+                            )
+                        ensure_schema(conn, self.tables)
+            except ResultLayerError:
+                raise
+            except (SQLAlchemyError, OSError) as exc:
+                raise StoreUnavailableError(self._describe(exc)) from exc
+            self._ready.set()
+
+    def migrate(self) -> int:
+        """Create the tables or bring them to the current schema version now.
+
+        Returns:
+            The schema version in use afterwards.
+
+        Raises:
+            StoreUnavailableError: When the database cannot be reached or is newer.
+
+        Example:
+            ```python
+            SQLResultStore("postgresql+psycopg://app@db/results").migrate()
+            ```
+        """
+        if self._serial is not None:
+            with self._serial:
+                self._ensure_ready()
+        else:
+            self._ensure_ready()
+        return SCHEMA_VERSION
+
+    # ------------------------------------------------------------------ helpers
+
+    def _audit_rows(
+        self, conn: Connection, entries: Sequence[tuple[float, Principal, str, str, str, bool]]
+    ) -> None:
+        conn.execute(
+            insert(self.tables.audit),
+            [
+                {
+                    "at": at,
+                    "tenant": p.tenant,
+                    "user_id": p.user,
+                    "thread_id": p.thread,
+                    "record_id": rid[:_AUDIT_ID_LEN],
+                    "action": action,
+                    "range": rng,
+                    "granted": ok,
+                }
+                for at, p, rid, action, rng, ok in entries
+            ],
+        )
+
+    def _audit(
+        self, principal: Principal, record_id: str, action: str, rng: str, ok: bool
+    ) -> None:
+        with self._connection(write=True) as conn:
+            self._audit_rows(conn, [(self._clock(), principal, record_id, action, rng, ok)])
+
+    def _fetch_meta(self, conn: Connection, record_id: str) -> tuple[RecordMeta, str] | None:
+        if not validate_record_id(record_id):
+            return None
+        r = self.tables.records
+        row = conn.execute(select(r).where(r.c.record_id == record_id)).first()
+        if row is None:
+            return None
+        return _row_meta(row), str(row._mapping["codec"])
+
+    def _tenant_filter(self, tenant: str | None) -> Any:
+        col = self.tables.records.c.tenant
+        return col.is_(None) if tenant is None else col == tenant
+
+    def _usage(self, conn: Connection, tenant: str | None, now: float) -> int:
+        r = self.tables.records.c
+        total = conn.execute(
+            select(func.coalesce(func.sum(r.size), 0)).where(
+                self._tenant_filter(tenant), or_(r.expires_at.is_(None), r.expires_at > now)
+            )
+        ).scalar()
+        return int(total or 0)
+
+    # ------------------------------------------------------------------ port: write
+
+    def put(
+        self,
+        data: str | bytes,
+        *,
+        principal: Principal,
+        kind: str = "text",
+        tool_name: str | None = None,
+        tool_call_id: str | None = None,
+        ttl_seconds: float | None = None,
+        extra: Mapping[str, Any] | None = None,
+        record_id: str | None = None,
+    ) -> RecordMeta:
+        """Store a raw result (see `ResultStore.put`).
+
+        Raises:
+            StoreUnavailableError: The database is unreachable or failed.
+            StoreQuotaExceededError: The tenant's quota has no room even for a capped record.
+            ValueError: `record_id` is taken or malformed.
+        """
+        plan = plan_put(
+            data, principal=principal, kind=kind, tool_name=tool_name,
+            tool_call_id=tool_call_id, ttl_seconds=ttl_seconds,
+            default_ttl_seconds=self.default_ttl_seconds, extra=extra, record_id=record_id,
+            now=self._clock(),
+        )
+        extra_json = json.dumps(plan.extra, default=str, ensure_ascii=True)
+        is_binary = isinstance(plan.data, bytes)
+        codec = ("bytes" if is_binary else "utf8sp") + ("+zlib" if self.compress else "")
+        try:
+            with self._connection(write=True) as conn:
+                left = None
+                if self.tenant_quota is not None:
+                    if self.dialect == "postgresql":
+                        key = _lock_key(f"quota:{plan.principal.tenant}")
+                        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
+                    used = self._usage(conn, plan.principal.tenant, plan.created_at)
+                    left = self.tenant_quota - used
+                meta, gap = plan.finish(
+                    max_record_size=self.max_record_size, quota_left=left,
+                    min_capped_size=self.min_capped_size,
+                )
+                conn.execute(
+                    insert(self.tables.records).values(
+                        record_id=meta.record_id,
+                        tenant=meta.principal.tenant,
+                        user_id=meta.principal.user,
+                        thread_id=meta.principal.thread,
+                        kind=meta.kind,
+                        is_binary=meta.is_binary,
+                        codec=codec,
+                        chunk_size=self.chunk_size,
+                        size=meta.size,
+                        original_size=meta.original_size,
+                        line_count=meta.line_count,
+                        capped=meta.capped,
+                        gap_start=meta.gap_start,
+                        gap_end=meta.gap_end,
+                        cap_reason=meta.cap_reason,
+                        created_at=meta.created_at,
+                        expires_at=meta.expires_at,
+                        tool_name=meta.tool_name,
+                        tool_call_id=meta.tool_call_id,
+                        extra=extra_json,
+                    )
+                )
+                batch: list[dict[str, Any]] = []
+                for chunk in iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap):
+                    batch.append({
+                        "record_id": meta.record_id,
+                        "start": chunk.start,
+                        "nl_before": chunk.nl_before,
+                        "data": encode_piece(chunk.data, compress=self.compress),
+                    })
+                    if len(batch) >= _WRITE_BATCH:
+                        conn.execute(insert(self.tables.chunks), batch)
+                        batch = []
+                if batch:
+                    conn.execute(insert(self.tables.chunks), batch)
+                rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
+                self._audit_rows(
+                    conn, [(plan.created_at, principal, meta.record_id, "put", rng, True)]
+                )
+        except StoreUnavailableError as exc:
+            if isinstance(exc.__cause__, IntegrityError) and record_id is not None:
+                msg = f"record id {record_id!r} is already taken"
+                raise ValueError(msg) from exc
+            raise
+        return meta
+
+    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
+        """Async twin of `put` (runs in a worker thread)."""
+        return await asyncio.to_thread(lambda: self.put(data, **kwargs))
+
+    # ------------------------------------------------------------------ port: read
+
+    def _checked(
+        self, conn: Connection, record_id: str, principal: Principal
+    ) -> tuple[RecordMeta, str] | None:
+        found = self._fetch_meta(conn, record_id)
+        if found is None or not permitted(found[0], principal, self.access, self._clock()):
+            return None
+        return found
+
+    def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
+        """Metadata of a record (audited; raises `RecordNotAccessibleError`)."""
+        with self._connection(write=False) as conn:
+            found = self._checked(conn, record_id, principal)
+        self._audit(principal, str(record_id), "info", "", found is not None)
+        if found is None:
+            raise RecordNotAccessibleError(str(record_id))
+        return found[0]
+
+    async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
+        """Async twin of `info`."""
+        return await asyncio.to_thread(self.info, record_id, principal=principal)
+
+    def read(
+        self,
+        record_id: str,
+        *,
+        principal: Principal,
+        start_line: int | None = None,
+        end_line: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+        max_size: int | None = None,
+    ) -> ReadResult:
+        """Read a range (see `ResultStore.read`); loads only the chunks the range needs."""
+        line_mode = is_line_mode(start_line, end_line, offset, limit)
+        if line_mode and (offset is not None or limit is not None):
+            msg = "give a line range or an offset range, not both"
+            raise ValueError(msg)
+        rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
+        result: ReadResult | None = None
+        with self._connection(write=False) as conn:
+            found = self._checked(conn, record_id, principal)
+            if found is not None:
+                meta, codec = found
+                source = _SQLChunkSource(
+                    conn, self.tables, meta.record_id, is_binary=meta.is_binary,
+                    compressed=codec.endswith("+zlib"),
+                )
+                part = read_slice(
+                    layout_of(meta), source, start_line=start_line, end_line=end_line,
+                    offset=offset, limit=limit, max_size=max_size,
+                )
+                self.stats.add(source.rows, 0)
+                result = read_result(meta, part, line_mode=line_mode)
+        self._audit(principal, str(record_id), "read", rng, result is not None)
+        if result is None:
+            raise RecordNotAccessibleError(str(record_id))
+        return result
+
+    async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
+        """Async twin of `read` (runs in a worker thread)."""
+        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
+
+    # ------------------------------------------------------------------ port: lifecycle
+
+    def _delete_ids(self, conn: Connection, ids: Sequence[str]) -> None:
+        t = self.tables
+        conn.execute(delete(t.chunks).where(t.chunks.c.record_id.in_(ids)))
+        conn.execute(delete(t.records).where(t.records.c.record_id.in_(ids)))
+
+    def delete(self, record_id: str, *, principal: Principal) -> bool:
+        """Delete a record the principal may read; `False` when it is not accessible."""
+        with self._connection(write=True) as conn:
+            found = self._checked(conn, record_id, principal)
+            if found is not None:
+                self._delete_ids(conn, [found[0].record_id])
+            self._audit_rows(
+                conn, [(self._clock(), principal, str(record_id), "delete", "", found is not None)]
+            )
+        return found is not None
+
+    async def adelete(self, record_id: str, *, principal: Principal) -> bool:
+        """Async twin of `delete`."""
+        return await asyncio.to_thread(self.delete, record_id, principal=principal)
+
+    def purge_expired(self, *, now: float | None = None, batch_size: int = 200) -> int:
+        """Delete expired records (in batches) and audit rows older than `audit_ttl_seconds`.
+
+        Args:
+            now: The time to compare with (default: the clock).
+            batch_size: Records deleted per transaction.
+
+        Returns:
+            Records deleted.
+        """
+        now = self._clock() if now is None else now
+        r = self.tables.records.c
+        total = 0
+        while True:
+            with self._connection(write=True) as conn:
+                ids = list(
+                    conn.execute(
+                        select(r.record_id).where(r.expires_at <= now).limit(batch_size)
+                    ).scalars()
+                )
+                if ids:
+                    self._delete_ids(conn, ids)
+            total += len(ids)
+            if len(ids) < batch_size:
+                break
+        if self.audit_ttl_seconds is not None:
+            with self._connection(write=True) as conn:
+                a = self.tables.audit.c
+                conn.execute(delete(self.tables.audit).where(a.at < now - self.audit_ttl_seconds))
+        return total
+
+    async def apurge_expired(self, *, now: float | None = None) -> int:
+        """Async twin of `purge_expired`."""
+        return await asyncio.to_thread(self.purge_expired, now=now)
+
+    def usage(self, tenant: str | None) -> int:
+        """Characters (bytes) a tenant keeps in unexpired records (what the quota measures).
+
+        Args:
+            tenant: The tenant.
+
+        Returns:
+            The total.
+        """
+        with self._connection(write=False) as conn:
+            return self._usage(conn, tenant, self._clock())
+
+    def audit_log(self, *, record_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
+        """Most recent audit entries first, optionally for one record."""
+        a = self.tables.audit.c
+        query = select(self.tables.audit).order_by(a.id.desc()).limit(limit)
+        if record_id is not None:
+            query = query.where(a.record_id == record_id[:_AUDIT_ID_LEN])
+        with self._connection(write=False) as conn:
+            rows = conn.execute(query).all()
+        return [
+            AuditEntry(
+                at=float(m["at"]),
+                principal=Principal(tenant=m["tenant"], user=m["user_id"], thread=m["thread_id"]),
+                record_id=m["record_id"],
+                action=m["action"],
+                range=m["range"],
+                granted=bool(m["granted"]),
+            )
+            for m in (row._mapping for row in rows)
+        ]
+
+    def close(self) -> None:
+        """Release the connection pool (only an engine this store created)."""
+        if self._owns_engine:
+            self.engine.dispose()
