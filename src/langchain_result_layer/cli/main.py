@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from langchain_result_layer.cli import inspect_cmd
+from langchain_result_layer.cli import demo_cmd, inspect_cmd
 
 __all__ = ["build_parser", "main"]
 
@@ -33,13 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Bounded, evidence-preserving views of huge tool results.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    demo_cmd.add_parser(sub)
     inspect_cmd.add_parser(sub)
-    try:
-        from langchain_result_layer.cli import demo_cmd  # noqa: PLC0415
-
-        demo_cmd.add_parser(sub)
-    except ImportError:  # pragma: no cover - the demo module is optional
-        pass
     return parser
 
 
