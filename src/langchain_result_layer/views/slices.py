@@ -1,0 +1,610 @@
+r"""Rendering of a fetched slice: the default `render_slice` of every view.
+
+A fetch shows one part of a stored raw result, exactly: the characters of the original, fenced
+as untrusted data. Only characters that cannot travel to a model API are shown as symbols, one
+for one (control characters as `␀`, `␛`..., broken surrogates as `�`), so every offset the
+notice states still counts characters of the original. Binary records are shown as a hex dump.
+
+The slice is cut to the budget on a line boundary (on a character boundary when a single line
+is larger than the budget) and the notice states exactly what is shown and gives the `next`
+reference and the exact call that reads on.
+
+Example:
+    ```python
+    from langchain_result_layer.core.budget import Budget
+    from langchain_result_layer.core.reference import Reference
+    from langchain_result_layer.core.tokens import ApproximateTokenCounter
+    from langchain_result_layer.views.base import ViewContext
+    from langchain_result_layer.views.slices import render_text_slice
+
+    ref = Reference(record_id="AbCdEfGhIjKlMnOpQrStUv", kind="text", start_line=1, end_line=2)
+    ctx = ViewContext(budget=Budget(tokens=500, chars=4_000), counter=ApproximateTokenCounter(),
+                      reference=ref.base())
+    out = render_text_slice("a\nb\n", kind="text", reference=ref, slice_start_line=1,
+                            slice_offset=0, record_size=6, record_lines=3, ctx=ctx)
+    assert "lines 1-2 of 3" in out.content and "start_line=3" in out.content
+    ```
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from langchain_result_layer.core.budget import Budget
+from langchain_result_layer.core.normalize import safe_cut
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import Fence, fetch_call, plural
+from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views.base import Rendered, SliceRequest, ViewContext, get_view
+
+__all__ = ["display_safe", "hex_dump", "render_text_slice", "requested_range"]
+
+_UNSAFE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_HEX_WIDTH = 16
+_MAX_PROBES = 12
+
+
+def _picture(match: re.Match[str]) -> str:
+    ch = match.group()
+    code = ord(ch)
+    if code == 0x7F:
+        return "\u2421"
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\ufffd"
+
+
+def display_safe(text: str) -> tuple[str, int]:
+    r"""Replace characters a model API cannot take, one for one.
+
+    C0 control characters other than tab, newline and carriage return, and DEL, become
+    Unicode control pictures; lone surrogates become U+FFFD. The length never changes.
+
+    Args:
+        text: Raw text.
+
+    Returns:
+        The display text and how many characters were replaced.
+
+    Example:
+        ```python
+        assert display_safe("a\x1b[0m\x00") == ("a\u241b[0m\u2400", 2)
+        ```
+    """
+    count = 0
+
+    def repl(match: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return _picture(match)
+
+    if not _UNSAFE_RE.search(text):
+        return text, 0
+    return _UNSAFE_RE.sub(repl, text), count
+
+
+def hex_dump(data: bytes, *, offset: int = 0) -> str:
+    """Classic hex dump, 16 bytes per line, with absolute offsets.
+
+    Args:
+        data: The bytes.
+        offset: Offset of `data[0]` in the record.
+
+    Returns:
+        One line per 16 bytes, each ending with a newline.
+
+    Example:
+        ```python
+        assert hex_dump(b"AB", offset=16).startswith("00000010  41 42")
+        ```
+    """
+    out = []
+    for i in range(0, len(data), _HEX_WIDTH):
+        row = data[i : i + _HEX_WIDTH]
+        hexes = " ".join(f"{b:02x}" for b in row)
+        text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in row)
+        out.append(f"{offset + i:08x}  {hexes:<{_HEX_WIDTH * 3 - 1}}  |{text}|\n")
+    return "".join(out)
+
+
+def requested_range(
+    reference: Reference, *, kind: str, record_lines: int, record_size: int
+) -> SliceRequest:
+    """What a reference asks for, in store coordinates, clipped to the record.
+
+    Args:
+        reference: The reference (with its range).
+        kind: The record's kind (its view decides what a page is).
+        record_lines: Lines of the record.
+        record_size: Characters (bytes) of the record.
+
+    Returns:
+        A line range or an offset range.
+
+    Example:
+        ```python
+        ref = Reference(record_id="AbCdEfGhIjKlMnOpQrStUv", page=2, page_size=10)
+        assert requested_range(ref, kind="text", record_lines=100,
+                               record_size=1_000).start_line == 11
+        ```
+    """
+    if reference.offset is not None or reference.limit is not None:
+        lo = min(record_size, reference.offset or 0)
+        hi = record_size if reference.limit is None else min(record_size, lo + reference.limit)
+        return SliceRequest(offset=lo, limit=hi - lo)
+    view = get_view(kind) or get_view("text")
+    if view is None:  # pragma: no cover - the text view is always registered
+        start = reference.start_line or 1
+        return SliceRequest(start_line=start, end_line=reference.end_line or record_lines)
+    request = view.slice_for(reference, record_lines)
+    if request.offset is not None or request.limit is not None:
+        return request
+    start = request.start_line or 1
+    end = record_lines if request.end_line is None else request.end_line
+    return SliceRequest(start_line=start, end_line=min(end, max(record_lines, 0)))
+
+
+@dataclass(slots=True)
+class _Frame:
+    """Everything the notice needs except the shown part."""
+
+    ctx: ViewContext
+    reference: Reference
+    base: Reference
+    kind: str
+    record_size: int
+    record_lines: int
+    unit: str
+    binary: bool
+
+
+def _fits(text: str, budget: Budget, ctx: ViewContext) -> bool:
+    return len(text) <= budget.chars and ctx.counter.count(text) <= budget.tokens
+
+
+def _largest_fitting(
+    n: int,
+    render: Callable[[int], str],
+    budget: Budget,
+    ctx: ViewContext,
+    chars_of: Callable[[int], int],
+) -> tuple[int, str | None]:
+    """The largest `k` in `[1, n]` whose rendering fits, found with few token counts.
+
+    Returns `(0, None)` when not even `k = 1` fits.
+    """
+    if n <= 0:
+        return 0, None
+    lo, hi = 0, n
+    while lo < hi:  # cheap upper bound by characters
+        mid = (lo + hi + 1) // 2
+        if chars_of(mid) <= budget.chars:
+            lo = mid
+        else:
+            hi = mid - 1
+    upper = max(1, lo)
+    text = render(upper)
+    if _fits(text, budget, ctx):
+        return upper, text
+    tokens = max(1, ctx.counter.count(text))
+    good, good_text, bad = 0, None, upper
+    probe = min(upper - 1, max(1, int(upper * budget.tokens / tokens * 0.97)))
+    for _ in range(_MAX_PROBES):
+        if probe <= good or probe >= bad:
+            break
+        candidate = render(probe)
+        if _fits(candidate, budget, ctx):
+            good, good_text = probe, candidate
+        else:
+            bad = probe
+        if bad - good <= 1:
+            break
+        probe = (good + bad) // 2
+    return good, good_text
+
+
+def _range_phrase(frame: _Frame, lo: int, hi: int, first_line: int | None, last_line: int | None,
+                  *, lines_partial: bool) -> str:
+    unit = "bytes" if frame.binary else "chars"
+    chars = f"{unit} {lo:,}-{hi:,} of {frame.record_size:,} (end-exclusive)"
+    if first_line is None or last_line is None or last_line < first_line:
+        return chars
+    if frame.binary:
+        return chars
+    if first_line == last_line:
+        lines = f"line {first_line:,}"
+    else:
+        lines = f"lines {first_line:,}-{last_line:,}"
+    partial = " (partly)" if lines_partial else ""
+    return f"{lines}{partial} of {frame.record_lines:,}; {chars}"
+
+
+def _compose(  # noqa: PLR0917
+    frame: _Frame,
+    fence: Fence,
+    body: str,
+    shown: str,
+    remark: str,
+    nxt: Reference | None,
+    *,
+    compact: bool = False,
+) -> str:
+    call = fetch_call(nxt, tool_name=frame.ctx.fetch_tool_name) if nxt is not None else None
+    if compact:
+        tail = f"[Next: {call}]" if call else "[End of result.]"
+        return f"{fence.wrap(body)}\n{tail}"
+    header = f"[Fetched {frame.reference}: {shown}.]"
+    footer = f"[{remark}"
+    footer += f" Next: {call}]" if call else " This is the end of the result.]"
+    return f"{header}\n{fence.wrap(body)}\n{footer}"
+
+
+def _next_after(frame: _Frame, request: SliceRequest, shown_end_line: int) -> Reference | None:
+    """The reference that continues after a fully shown line request."""
+    if shown_end_line >= frame.record_lines:
+        return None
+    ref = frame.reference
+    if ref.page is not None or ref.page_size is not None:
+        return frame.base.with_page((ref.page or 1) + 1, ref.page_size)
+    span = max(1, (request.end_line or shown_end_line) - (request.start_line or 1) + 1)
+    start = shown_end_line + 1
+    return frame.base.with_lines(start, min(frame.record_lines, start + span - 1))
+
+
+def _minimal(frame: _Frame, nxt: Reference | None, budget: Budget) -> str:
+    call = fetch_call(nxt, tool_name=frame.ctx.fetch_tool_name) if nxt else "none"
+    text = f"[Slice too large for a {budget.tokens:,}-token budget. Next: {call}]"
+    text = text[: budget.chars]
+    while text and frame.ctx.counter.count(text) > budget.tokens:
+        text = text[: max(0, len(text) - max(1, len(text) // 8))]
+    return text
+
+
+def _view(
+    frame: _Frame,
+    content: str,
+    *,
+    lo: int,
+    hi: int,
+    req_lo: int | None,
+    req_hi: int | None,
+    shown_units: int,
+    first_line: int | None,
+    last_line: int | None,
+    nxt: Reference | None,
+    truncated: bool,
+    replaced: int,
+) -> ResultView:
+    references = {"all": str(frame.base)}
+    if nxt is not None:
+        references["next"] = str(nxt)
+    omitted: list[OmittedRange] = []
+    if truncated and req_hi is not None and req_hi > hi and last_line is not None:
+        omitted.append(
+            OmittedRange(start_line=max(1, last_line), end_line=max(1, last_line), start_char=hi,
+                         end_char=req_hi, lines=0, partial_start=True)
+        )
+    return ResultView(
+        kind=frame.kind,
+        summary={
+            "fetch": True,
+            "reference": str(frame.reference),
+            "offset": lo,
+            "end_offset": hi,
+            "start_line": first_line,
+            "end_line": last_line,
+            "requested_offset": req_lo,
+            "requested_end_offset": req_hi,
+            "replaced_characters": replaced,
+            "headline": f"fetched {frame.reference}",
+        },
+        total=frame.record_lines if frame.unit == "lines" else frame.record_size,
+        unit=frame.unit,
+        shown=shown_units,
+        references=references,
+        omitted=omitted,
+        truncated=truncated,
+        original_chars=frame.record_size,
+        original_lines=frame.record_lines,
+        shown_chars=len(content),
+        shown_tokens=frame.ctx.counter.count(content),
+        budget_tokens=frame.ctx.budget.tokens,
+        budget_chars=frame.ctx.budget.chars,
+        counter=frame.ctx.counter.name,
+        normalised=replaced > 0,
+        record_id=frame.base.record_id,
+        stored=True,
+        tool_name=frame.ctx.tool_name,
+    )
+
+
+def _split_lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def render_text_slice(
+    data: str | bytes,
+    *,
+    kind: str,
+    reference: Reference,
+    slice_start_line: int | None,
+    slice_offset: int,
+    record_size: int,
+    record_lines: int,
+    ctx: ViewContext,
+) -> Rendered:
+    r"""Render one fetched slice within `ctx.budget` (tokens and characters, exactly).
+
+    Args:
+        data: What the store returned for the requested range (possibly less than asked).
+        kind: The record's kind.
+        reference: The reference being fetched (with its range).
+        slice_start_line: Line holding `data[0]` (`None` when unknown).
+        slice_offset: Offset of `data[0]` in the record.
+        record_size: Characters (bytes) of the record.
+        record_lines: Lines of the record.
+        ctx: Budget, counter, fetch tool name; `ctx.reference` is the record's base reference.
+
+    Returns:
+        The fenced slice with its notice, and a `ResultView` whose `references["next"]`
+        continues the reading (absent at the end of the result).
+
+    Example:
+        ```python
+        render_text_slice("x\n", kind="text", reference=ref, slice_start_line=1,
+                          slice_offset=0, record_size=2, record_lines=1, ctx=ctx)  # doctest: +SKIP
+        ```
+    """
+    base = ctx.reference if ctx.reference is not None else reference.base()
+    base = Reference(record_id=base.record_id, kind=kind)
+    reference = replace(reference, kind=kind)
+    binary = isinstance(data, (bytes, bytearray))
+    offset_mode = reference.offset is not None or reference.limit is not None
+    frame = _Frame(
+        ctx=ctx, reference=reference, base=base, kind=kind, record_size=record_size,
+        record_lines=record_lines, binary=binary,
+        unit="bytes" if binary else ("chars" if offset_mode else "lines"),
+    )
+    request = requested_range(reference, kind=kind, record_lines=record_lines,
+                              record_size=record_size)
+    if isinstance(data, (bytes, bytearray)):
+        return _render_binary(frame, bytes(data), slice_offset, request)
+    if offset_mode or request.offset is not None:
+        return _render_chars(frame, data, slice_offset, slice_start_line, request)
+    return _render_lines(frame, data, slice_offset, slice_start_line, request)
+
+
+def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
+    ctx = frame.ctx
+    fence = Fence.for_content("")
+    if request.start_line is not None and request.start_line > frame.record_lines:
+        what = (f"nothing: the result has only {plural(frame.record_lines, 'line')}"
+                f" ({frame.record_size:,} chars)")
+    elif slice_offset >= frame.record_size:
+        what = f"nothing: the result ends at offset {frame.record_size:,}"
+    else:
+        what = "nothing in this range"
+    text = _compose(frame, fence, "", what, "Empty slice.", None)
+    if not _fits(text, ctx.budget, ctx):
+        text = _minimal(frame, None, ctx.budget)
+    view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=None, req_hi=None,
+                 shown_units=0, first_line=None, last_line=None, nxt=None, truncated=False,
+                 replaced=0)
+    return Rendered(content=text, view=view)
+
+
+def _unsafe_in(text: str, total: int) -> int:
+    return 0 if not total else len(_UNSAFE_RE.findall(text))
+
+
+def _replaced_remark(replaced: int) -> str:
+    if not replaced:
+        return ""
+    return (f" {plural(replaced, 'character')} that cannot be sent as text "
+            "(controls, broken surrogates) are shown as symbols, one for one.")
+
+
+def _render_lines(
+    frame: _Frame, data: str, slice_offset: int, slice_start_line: int | None, request: SliceRequest
+) -> Rendered:
+    ctx, budget = frame.ctx, frame.ctx.budget
+    if not data:
+        return _empty(frame, request, slice_offset)
+    first_line = slice_start_line or request.start_line or 1
+    req_end = request.end_line if request.end_line is not None else frame.record_lines
+    lines = _split_lines(data)
+    data_end = slice_offset + len(data)
+    complete = [ln for ln in lines if ln.endswith("\n")]
+    if len(complete) < len(lines) and data_end >= frame.record_size:
+        complete = lines  # the record's last line has no newline
+    display, replaced = display_safe(data)
+    fence = Fence.for_content(display)
+    prefix = [0]
+    for ln in complete:
+        prefix.append(prefix[-1] + len(ln))
+
+    def parts(k: int) -> tuple[str, str, Reference | None, bool]:
+        shown_end = first_line + k - 1
+        hi = slice_offset + prefix[k]
+        all_shown = shown_end >= req_end
+        shown = _range_phrase(frame, slice_offset, hi, first_line, shown_end, lines_partial=False)
+        if all_shown:
+            nxt = _next_after(frame, request, shown_end)
+            remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
+        else:
+            nxt = frame.base.with_lines(shown_end + 1, req_end)
+            asked = plural(req_end - first_line + 1, "line")
+            remark = (f"Shown: {plural(k, 'line')} of the {asked} asked for"
+                      f" (lines {first_line:,}-{req_end:,}); the rest did not fit in "
+                      f"{budget.tokens:,} tokens.")
+        note = _replaced_remark(_unsafe_in(data[: prefix[k]], replaced))
+        return shown, remark + note, nxt, not all_shown
+
+    def render(k: int) -> str:
+        shown, remark, nxt, _ = parts(k)
+        return _compose(frame, fence, display[: prefix[k]], shown, remark, nxt)
+
+    k, text = _largest_fitting(len(complete), render, budget, ctx, lambda k: prefix[k] + 400)
+    if k > 0 and text is not None:
+        _, _, nxt, truncated = parts(k)
+        view = _view(frame, text, lo=slice_offset, hi=slice_offset + prefix[k],
+                     req_lo=slice_offset, req_hi=None, shown_units=k, first_line=first_line,
+                     last_line=first_line + k - 1, nxt=nxt, truncated=truncated,
+                     replaced=replaced)
+        return Rendered(content=text, view=view)
+    # Not one whole line fits: show the start of the first line, by characters.
+    return _render_partial_line(frame, data, display, fence, slice_offset, first_line, replaced)
+
+
+def _render_partial_line(  # noqa: PLR0917
+    frame: _Frame, data: str, display: str, fence: Fence, slice_offset: int, first_line: int,
+    replaced: int,
+) -> Rendered:
+    ctx, budget = frame.ctx, frame.ctx.budget
+    line_end = data.find("\n")
+    avail = len(data) if line_end < 0 else line_end + 1
+
+    def cut(m: int) -> int:
+        return max(1, safe_cut(data, m)) if m < avail else m
+
+    def parts(m: int) -> tuple[str, str, Reference]:
+        m = cut(m)
+        shown = _range_phrase(frame, slice_offset, slice_offset + m, first_line, first_line,
+                              lines_partial=True)
+        remark = (f"Line {first_line:,} is longer than the budget: shown its first "
+                  f"{plural(m, 'char')} from offset {slice_offset:,}.")
+        nxt = frame.base.with_chars(slice_offset + m, m)
+        return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt
+
+    def render(m: int) -> str:
+        shown, remark, nxt = parts(m)
+        return _compose(frame, fence, display[: cut(m)], shown, remark, nxt)
+
+    m, text = _largest_fitting(avail, render, budget, ctx, lambda m: m + 400)
+    if m == 0 or text is None:
+        nxt = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
+        text = _minimal(frame, nxt, budget)
+        view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=slice_offset,
+                     req_hi=None, shown_units=0, first_line=first_line, last_line=first_line,
+                     nxt=nxt, truncated=True, replaced=replaced)
+        return Rendered(content=text, view=view)
+    m_cut = cut(m)
+    _, _, nxt = parts(m)
+    view = _view(frame, text, lo=slice_offset, hi=slice_offset + m_cut, req_lo=slice_offset,
+                 req_hi=None, shown_units=0, first_line=first_line, last_line=first_line,
+                 nxt=nxt, truncated=True, replaced=replaced)
+    return Rendered(content=text, view=view)
+
+
+def _last_line(first: int | None, data: str, m: int) -> int | None:
+    return None if first is None else first + data[: max(0, m - 1)].count("\n")
+
+
+def _render_chars(
+    frame: _Frame, data: str, slice_offset: int, slice_start_line: int | None,
+    request: SliceRequest,
+) -> Rendered:
+    ctx, budget = frame.ctx, frame.ctx.budget
+    if not data:
+        return _empty(frame, request, slice_offset)
+    req_lo = request.offset if request.offset is not None else slice_offset
+    req_hi = req_lo + (request.limit if request.limit is not None else frame.record_size - req_lo)
+    req_hi = min(req_hi, frame.record_size)
+    span = max(1, req_hi - req_lo)
+    display, replaced = display_safe(data)
+    fence = Fence.for_content(display)
+
+    def cut(m: int) -> int:
+        return max(1, safe_cut(data, m)) if m < len(data) else m
+
+    def parts(m: int) -> tuple[str, str, Reference | None, bool]:
+        m = cut(m)
+        hi = slice_offset + m
+        last_line = _last_line(slice_start_line, data, m)
+        shown = _range_phrase(frame, slice_offset, hi, slice_start_line, last_line,
+                              lines_partial=True)
+        if hi >= req_hi:
+            nxt = None if hi >= frame.record_size else frame.base.with_chars(hi, span)
+            remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
+            return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt, False
+        nxt = frame.base.with_chars(hi, req_hi - hi)
+        asked = plural(req_hi - slice_offset, "char")
+        remark = (f"Shown: {plural(m, 'char')} of the {asked} asked "
+                  f"for; the rest did not fit in {budget.tokens:,} tokens.")
+        return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt, True
+
+    def render(m: int) -> str:
+        shown, remark, nxt, _ = parts(m)
+        return _compose(frame, fence, display[: cut(m)], shown, remark, nxt)
+
+    m, text = _largest_fitting(len(data), render, budget, ctx, lambda m: m + 400)
+    if m == 0 or text is None:
+        retry = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
+        text = _minimal(frame, retry, budget)
+        view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=req_lo, req_hi=req_hi,
+                     shown_units=0, first_line=slice_start_line, last_line=slice_start_line,
+                     nxt=retry, truncated=True, replaced=replaced)
+        return Rendered(content=text, view=view)
+    m_cut = cut(m)
+    _, _, nxt, truncated = parts(m)
+    last_line = _last_line(slice_start_line, data, m_cut)
+    view = _view(frame, text, lo=slice_offset, hi=slice_offset + m_cut, req_lo=req_lo,
+                 req_hi=req_hi, shown_units=m_cut, first_line=slice_start_line,
+                 last_line=last_line, nxt=nxt, truncated=truncated, replaced=replaced)
+    return Rendered(content=text, view=view)
+
+
+def _render_binary(
+    frame: _Frame, data: bytes, slice_offset: int, request: SliceRequest
+) -> Rendered:
+    ctx, budget = frame.ctx, frame.ctx.budget
+    if not data:
+        return _empty(frame, request, slice_offset)
+    if request.offset is not None:
+        req_hi = min(frame.record_size, request.offset + (request.limit or 0))
+    else:
+        req_hi = slice_offset + len(data)
+    dump = hex_dump(data, offset=slice_offset)
+    fence = Fence.for_content(dump)
+    row_len = len(dump) // max(1, -(-len(data) // _HEX_WIDTH))
+    rows = -(-len(data) // _HEX_WIDTH)
+
+    def parts(r: int) -> tuple[str, str, Reference | None, bool]:
+        n = min(len(data), r * _HEX_WIDTH)
+        hi = slice_offset + n
+        shown = _range_phrase(frame, slice_offset, hi, None, None, lines_partial=False)
+        shown += ", as a hex dump"
+        if hi >= req_hi:
+            nxt = None if hi >= frame.record_size else frame.base.with_chars(hi, max(n, 1))
+            remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
+            return shown, remark, nxt, False
+        nxt = frame.base.with_chars(hi, req_hi - hi)
+        remark = (f"Shown: {plural(n, 'byte')} of the {plural(req_hi - slice_offset, 'byte')} "
+                  f"asked for; the rest did not fit in {budget.tokens:,} tokens.")
+        return shown, remark, nxt, True
+
+    def render(r: int) -> str:
+        shown, remark, nxt, _ = parts(r)
+        body = hex_dump(data[: r * _HEX_WIDTH], offset=slice_offset)
+        return _compose(frame, fence, body, shown, remark, nxt)
+
+    r, text = _largest_fitting(rows, render, budget, ctx, lambda r: r * row_len + 400)
+    if r == 0 or text is None:
+        retry = frame.base.with_chars(slice_offset, _HEX_WIDTH * 4)
+        text = _minimal(frame, retry, budget)
+        view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=slice_offset,
+                     req_hi=req_hi, shown_units=0, first_line=None, last_line=None, nxt=retry,
+                     truncated=True, replaced=0)
+        return Rendered(content=text, view=view)
+    _, _, nxt, truncated = parts(r)
+    n = min(len(data), r * _HEX_WIDTH)
+    view = _view(frame, text, lo=slice_offset, hi=slice_offset + n, req_lo=slice_offset,
+                 req_hi=req_hi, shown_units=n, first_line=None, last_line=None, nxt=nxt,
+                 truncated=truncated, replaced=0)
+    return Rendered(content=text, view=view)
