@@ -15,8 +15,8 @@ The rules:
 - Stage 1 clears unprotected results whose raw copy is saved (they can be fetched again):
   successes oldest first, then errors oldest first, until the request is at or under the
   *target* (batch clearing: one cache-breaking edit buys many calls of headroom).
-- Stage 2 (when `clear_tool_inputs`) clears the arguments of old tool calls whose results are
-  cleared, oldest AI message first, until the target is reached.
+- Stage 2 (when `clear_tool_inputs`) clears the arguments of old tool calls (calls whose
+  results are cleared or unprotected), oldest AI message first, until the target is reached.
 - Stage 3 runs only when the request would still exceed the window: it clears seen results
   inside `keep_last` (if `relax_keep_last`), then results whose raw copy could not be saved
   (evidence that would be lost, so last), then the arguments of their calls, until the
@@ -308,8 +308,8 @@ def plan_clearing(
         placeholder_tokens: Exact tokens of the placeholder that would replace the tool
             result at an index (only called for results the guard considers).
         cleared_args_tokens: Exact tokens of the AI message at an index once the arguments
-            of the given calls (plus those already cleared) are cleared; `None` disables
-            argument clearing.
+            of the given calls are cleared (the tuple holds every call cleared so far);
+            `None` disables argument clearing.
         unsaved: Indices of results whose raw copy cannot be saved: cleared only when the
             window needs it.
 
@@ -353,10 +353,12 @@ def plan_clearing(
         nonlocal total
         if cleared_args_tokens is None or not limits.clear_tool_inputs:
             return
-        cleared_results = {
+        eligible = {
             r.tool_call_id
             for i, r in enumerate(records)
-            if r.role == "tool" and (r.cleared or i in chosen) and r.tool_call_id is not None
+            if r.role == "tool"
+            and r.tool_call_id is not None
+            and (r.cleared or i in chosen or (i not in hard and i not in recent))
         }
         for i, r in enumerate(records):
             if total <= goal:
@@ -365,7 +367,7 @@ def plan_clearing(
                 continue
             already = plan.clear_args.get(i, ())
             ids = tuple(
-                c for c in r.clearable_call_ids if c in cleared_results and c not in already
+                c for c in r.clearable_call_ids if c in eligible and c not in already
             )
             if not ids:
                 continue
