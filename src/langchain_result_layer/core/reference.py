@@ -242,4 +242,7 @@ class Reference:
                 values[key] = value
             else:
                 raise InvalidReferenceError(text, f"unknown parameter {key!r}")
-        return cls(record_id=record_id, kind=kind, **values)  # type: ignore[arg-type]
+        try:
+            return cls(record_id=record_id, kind=kind, **values)  # type: ignore[arg-type]
+        except InvalidReferenceError as exc:  # name the text the caller gave, not our form
+            raise InvalidReferenceError(text, exc.reason) from None
