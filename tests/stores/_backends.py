@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ def require_postgres() -> str:
                 conn.execute(sa.text("select 1"))
             engine.dispose()
             _pg_checked[PG_URL] = None
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             _pg_checked[PG_URL] = f"{type(exc).__name__}: {exc}"
     problem = _pg_checked[PG_URL]
     if problem is not None:

@@ -42,7 +42,9 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ca
 
 
 @pytest.fixture(params=SQL_BACKENDS)
-def sql_store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Any]]:
+def sql_store_factory(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[..., Any]]:
     cleanups: list[Callable[[], None]] = []
     counter = [0]
 

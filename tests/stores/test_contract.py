@@ -31,7 +31,9 @@ def test_round_trip_text_with_every_hard_character(store: Any) -> None:
     meta = store.put(data, principal=ADA, kind="log", tool_name="t", tool_call_id="c1")
     assert meta.size == meta.original_size == len(data)
     assert meta.line_count == len(lines_of(data)) == 6
-    assert not meta.capped and not meta.is_binary and meta.kind == "log"
+    assert not meta.capped
+    assert not meta.is_binary
+    assert meta.kind == "log"
     assert store.read(meta.record_id, principal=ADA).data == data
     assert store.info(meta.record_id, principal=ADA) == meta
     for i, line in enumerate(lines_of(data), start=1):
@@ -44,18 +46,22 @@ def test_round_trip_text_with_every_hard_character(store: Any) -> None:
 def test_round_trip_bytes(store: Any) -> None:
     data = bytes(range(256)) * 300 + b"\nlast\n"
     meta = store.put(data, principal=ADA, kind="binary")
-    assert meta.is_binary and meta.size == len(data)
+    assert meta.is_binary
+    assert meta.size == len(data)
     whole = store.read(meta.record_id, principal=ADA)
-    assert whole.data == data and isinstance(whole.data, bytes)
+    assert whole.data == data
+    assert isinstance(whole.data, bytes)
     part = store.read(meta.record_id, principal=ADA, offset=1000, limit=5000)
     assert part.data == data[1000:6000]
 
 
 def test_empty_result(store: Any) -> None:
     meta = store.put("", principal=ADA)
-    assert meta.line_count == 0 and meta.size == 0
+    assert meta.line_count == 0
+    assert meta.size == 0
     part = store.read(meta.record_id, principal=ADA, start_line=1, end_line=10)
-    assert part.data == "" and part.at_end
+    assert part.data == ""
+    assert part.at_end
 
 
 def test_line_and_offset_reads_match_python_slicing(store: Any) -> None:
@@ -82,7 +88,8 @@ def test_max_size_bounds_what_is_returned(store: Any) -> None:
     assert part.data == data[22:47]
     assert not part.complete
     full = store.read(meta.record_id, principal=ADA, start_line=3, end_line=4, max_size=25)
-    assert full.complete and full.data == data[22:44]
+    assert full.complete
+    assert full.data == data[22:44]
 
 
 def test_mixing_lines_and_offsets_is_an_error(store: Any) -> None:
@@ -142,7 +149,8 @@ def test_every_read_and_denied_read_is_audited(store: Any) -> None:
         ("read", "offset=1+2", True),
         ("read", "lines=2-3", True),
     ]
-    assert log[1].principal == eve and log[0].principal == ADA
+    assert log[1].principal == eve
+    assert log[0].principal == ADA
     assert log[-1].action == "put"
     assert all(e.at > 0 for e in log)
 
@@ -153,7 +161,8 @@ def test_ttl_and_purge(store_factory: Any) -> None:
     short = store.put("short\n", principal=ADA, ttl_seconds=10)
     default = store.put("default\n", principal=ADA)
     forever = store.put("forever\n", principal=ADA, ttl_seconds=float("inf"))
-    assert short.expires_at == 1_000_010.0 and default.expires_at == 1_000_100.0
+    assert short.expires_at == 1_000_010.0
+    assert default.expires_at == 1_000_100.0
     assert forever.expires_at is None
     now[0] += 50
     with pytest.raises(RecordNotAccessibleError):
@@ -179,21 +188,28 @@ def test_size_cap_keeps_head_and_tail_in_original_coordinates(store_factory: Any
     store = store_factory(max_record_size=2_000, min_capped_size=100, chunk_size=128)
     data = "".join(f"line {i:05d}\n" for i in range(1, 1001))  # 11 chars a line
     meta = store.put(data, principal=ADA)
-    assert meta.capped and meta.cap_reason == "size cap"
-    assert meta.original_size == len(data) and meta.size <= 2_000
+    assert meta.capped
+    assert meta.cap_reason == "size cap"
+    assert meta.original_size == len(data)
+    assert meta.size <= 2_000
     assert meta.line_count == 1000
-    assert meta.gap_start is not None and meta.gap_end is not None
-    assert data[meta.gap_start - 1] == "\n" and data[meta.gap_end - 1] == "\n"
+    assert meta.gap_start is not None
+    assert meta.gap_end is not None
+    assert data[meta.gap_start - 1] == "\n"
+    assert data[meta.gap_end - 1] == "\n"
     head = store.read(meta.record_id, principal=ADA, start_line=1, end_line=3)
-    assert head.data == data[:33] and head.complete
+    assert head.data == data[:33]
+    assert head.complete
     tail = store.read(meta.record_id, principal=ADA, start_line=999, end_line=1000)
     assert tail.data == "line 00999\nline 01000\n"
     assert (tail.start_line, tail.end_line) == (999, 1000)
     middle = store.read(meta.record_id, principal=ADA, start_line=500, end_line=510)
-    assert middle.gap_overlap and not middle.complete
+    assert middle.gap_overlap
+    assert not middle.complete
     assert middle.offset >= meta.gap_end or middle.data == ""
     across = store.read(meta.record_id, principal=ADA, offset=meta.gap_start - 5, limit=50)
-    assert across.data == data[meta.gap_start - 5 : meta.gap_start] and across.gap_overlap
+    assert across.data == data[meta.gap_start - 5 : meta.gap_start]
+    assert across.gap_overlap
     whole = store.read(meta.record_id, principal=ADA)
     assert whole.data == data[: meta.gap_start]
     rest = store.read(meta.record_id, principal=ADA, offset=meta.gap_end)
@@ -206,8 +222,10 @@ def test_quota_caps_then_refuses(store_factory: Any) -> None:
     first = store.put("a" * 30_000, principal=ADA)
     assert not first.capped
     second = store.put("b\n" * 20_000, principal=ADA)
-    assert second.capped and second.cap_reason == "tenant quota"
-    assert second.size <= 20_000 and second.original_size == 40_000
+    assert second.capped
+    assert second.cap_reason == "tenant quota"
+    assert second.size <= 20_000
+    assert second.original_size == 40_000
     with pytest.raises(StoreQuotaExceededError):
         store.put("c" * 5_000, principal=ADA)
     # Other tenants have their own quota; deleting frees room.
@@ -260,7 +278,7 @@ def test_concurrent_writers_and_readers_from_threads(store: Any) -> None:
             metas[i] = (store.put(data, principal=p), p, data)
             meta, p, data = metas[i]
             assert store.read(meta.record_id, principal=p).data == data
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(32)]

@@ -98,7 +98,9 @@ def test_access_is_uniform_and_audited(prop_store: Any, data: str, stranger: Pri
         granted = False
     log = prop_store.audit_log(record_id=meta.record_id, limit=1000)
     assert len(log) == before + 1
-    assert log[0].granted is granted and log[0].principal == stranger and log[0].action == "read"
+    assert log[0].granted is granted
+    assert log[0].principal == stranger
+    assert log[0].action == "read"
 
 
 @settings(max_examples=200, deadline=None)

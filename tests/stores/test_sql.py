@@ -19,9 +19,9 @@ from langchain_result_layer.stores import (
     LangGraphResultStore,
     Principal,
     SQLResultStore,
+    _schema,
     resolve_store,
 )
-from langchain_result_layer.stores import _schema
 from tests.stores._backends import require_postgres
 
 ADA = Principal(user="ada")
@@ -85,7 +85,8 @@ def test_migration_runs_pending_steps_and_refuses_newer_schema(
 def test_engine_and_url_forms(tmp_path: Path) -> None:
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'e.db'}")
     store = resolve_store(engine)
-    assert isinstance(store, SQLResultStore) and store.engine is engine
+    assert isinstance(store, SQLResultStore)
+    assert store.engine is engine
     meta = store.put("via engine\n", principal=ADA)
     assert store.read(meta.record_id, principal=ADA).data == "via engine\n"
     store.close()  # does not dispose an engine it did not create
@@ -102,7 +103,8 @@ def test_engine_and_url_forms(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         resolve_store(42)
     pg = SQLResultStore("postgresql://u:secret@127.0.0.1:1/db")
-    assert pg.engine.dialect.driver == "psycopg" and "secret" not in repr(pg)
+    assert pg.engine.dialect.driver == "psycopg"
+    assert "secret" not in repr(pg)
 
 
 def _closed_port() -> int:
@@ -157,17 +159,21 @@ async def test_layer_truncates_and_says_plainly_when_the_store_is_down(
         msg = ToolMessage(content=BIG, tool_call_id="c1", name="read_log")
         out = (await layer.aprocess_tool_message(msg)) if asynchronous else (
             layer.process_tool_message(msg))
-        assert out.tool_call_id == "c1" and out.name == "read_log"
+        assert out.tool_call_id == "c1"
+        assert out.name == "read_log"
         assert len(out.content) < len(BIG)
         assert "could not be saved" in out.content
         marker = out.response_metadata["result_layer"]
-        assert marker["stored"] is False and marker["ref"] is None and marker["store_error"]
+        assert marker["stored"] is False
+        assert marker["ref"] is None
+        assert marker["store_error"]
         # The fetch tool says so too, as an error message, not an exception.
         call = {"type": "tool_call", "id": "f1", "name": "fetch_tool_result",
                 "args": {"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"}}
         res = (await layer.fetch_tool.ainvoke(call)) if asynchronous else (
             layer.fetch_tool.invoke(call))
-        assert isinstance(res, ToolMessage) and res.status == "error"
+        assert isinstance(res, ToolMessage)
+        assert res.status == "error"
         assert "unavailable" in res.content
 
 

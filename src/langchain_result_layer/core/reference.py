@@ -1,9 +1,9 @@
-"""References to stored results: `ref://tool-result/<id>/<kind>?<range>`.
+r"""References to stored results: `ref://tool-result/<id>/<kind>?<range>`.
 
 A reference names one stored raw result and, optionally, a range of it:
 
 - `?page=2&page_size=50` (pages of the view's unit: rows, lines, hits; 1-based),
-- `?start_line=41&end_line=140` (1-based, inclusive, lines split on `\\n`),
+- `?start_line=41&end_line=140` (1-based, inclusive, lines split on `\n`),
 - `?offset=0&limit=20000` (0-based character offset into the raw result, or bytes for binary),
 - `?path=$.items[3]` (JSON views).
 
