@@ -351,11 +351,12 @@ def emoji_docs(rng: random.Random) -> list[str]:
         return e
 
     pure = "".join(one() for _ in range(30_000))
+    pictographs = "".join(chr(rng.randint(0x1F300, 0x1F64F)) for _ in range(20_000))
     chat = "\n".join(
         " ".join(rng.choice(_WORDS) if rng.random() < 0.7 else one() for _ in range(12))
         for _ in range(3000)
     )
-    return [pure, chat]
+    return [pure, pictographs, chat]
 
 
 def random_unicode(rng: random.Random) -> list[str]:

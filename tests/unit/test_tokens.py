@@ -1,0 +1,246 @@
+"""Token counters: exact tiktoken offline, the fallback and its single warning, resolution."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import importlib.resources
+import threading
+import warnings
+from pathlib import Path
+
+import pytest
+import tiktoken.load
+from langchain_core.language_models import FakeListChatModel
+
+from langchain_result_layer.core import tokens
+from langchain_result_layer.core.tokens import (
+    ApproximateTokenCounter,
+    CallableTokenCounter,
+    ChatModelTokenCounter,
+    OfflineTokenizerWarning,
+    TiktokenCounter,
+    TokenCounter,
+    default_token_counter,
+    load_offline_encoding,
+    resolve_token_counter,
+)
+
+
+class WordCountingModel(FakeListChatModel):
+    """A chat model whose own counter counts words (the fake's default needs transformers)."""
+
+    def get_num_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+
+
+@pytest.fixture
+def fresh_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget loaded encodings and the warn-once flag, for this test only."""
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setattr(tokens, "_WARNED_FALLBACK", False)
+
+
+@pytest.fixture
+def no_download(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt by tiktoken to fetch a file fails the test loudly."""
+
+    def refuse(*args: object, **kwargs: object) -> bytes:
+        raise AssertionError(f"tiktoken tried to download: {args}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", refuse)
+    monkeypatch.setattr(tiktoken.load, "read_file_cached", refuse)
+
+
+@pytest.fixture
+def no_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the `bpe-openai` package data unavailable."""
+    real_files = importlib.resources.files
+
+    def files(package: str) -> object:
+        if str(package).startswith("bpe_openai"):
+            raise ModuleNotFoundError(package)
+        return real_files(package)
+
+    monkeypatch.setattr(tokens.importlib.resources, "files", files)
+
+
+@pytest.fixture
+def empty_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def o200k_file() -> bytes:
+    """The o200k_base merge table as tiktoken caches it (read before any patching)."""
+    data = importlib.resources.files("bpe_openai.data") / "o200k_base.tiktoken.gz"
+    return gzip.decompress(data.read_bytes())
+
+
+# --------------------------------------------------------------------------- exact counts
+
+
+def test_exact_counts_match_tiktoken_reference_values() -> None:
+    counter = TiktokenCounter()
+    assert counter.name == "tiktoken:o200k_base"
+    assert counter.exact is True
+    assert counter.count("") == 0
+    assert counter.count("hello world") == 2
+    assert TiktokenCounter(encoding="cl100k_base").count("hello world") == 2
+
+
+def test_model_name_selects_the_encoding() -> None:
+    assert TiktokenCounter(model="gpt-4").name == "tiktoken:cl100k_base"
+    assert TiktokenCounter(model="gpt-4o").name == "tiktoken:o200k_base"
+    assert TiktokenCounter(model="some-unknown-model").name == "tiktoken:o200k_base"
+
+
+def test_special_token_text_counts_as_ordinary_text() -> None:
+    counter = TiktokenCounter()
+    assert counter.count("<|endoftext|>") > 1
+
+
+def test_lone_surrogates_are_counted_not_raised() -> None:
+    counter = TiktokenCounter()
+    assert counter.count("a\ud800b\udfffc") >= 3
+
+
+def test_offline_load_never_downloads(
+    fresh_cache: None, no_download: None, empty_cache_dir: Path
+) -> None:
+    # pytest-socket is active for the whole suite; on top, tiktoken's fetchers refuse.
+    enc = load_offline_encoding("o200k_base")
+    assert enc is not None
+    assert len(enc.encode_ordinary("hello world")) == 2
+
+
+def test_encodings_load_once_across_threads(fresh_cache: None) -> None:
+    seen: list[object] = []
+
+    def load() -> None:
+        seen.append(load_offline_encoding("cl100k_base"))
+
+    threads = [threading.Thread(target=load) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(e) for e in seen}) == 1
+    assert seen[0] is not None
+
+
+# --------------------------------------------------------------------------- local sources
+
+
+def test_tiktoken_cache_dir_is_used_when_the_package_data_is_missing(
+    o200k_file: bytes,
+    fresh_cache: None,
+    no_download: None,
+    no_bpe_openai: None,
+    empty_cache_dir: Path,
+) -> None:
+    name = hashlib.sha1(O200K_URL.encode()).hexdigest()
+    (empty_cache_dir / name).write_bytes(o200k_file)
+    counter = TiktokenCounter()
+    assert counter.available
+    assert counter.count("hello world") == 2
+
+
+def test_a_corrupt_cache_file_is_rejected_by_its_hash(
+    fresh_cache: None, no_download: None, no_bpe_openai: None, empty_cache_dir: Path
+) -> None:
+    name = hashlib.sha1(O200K_URL.encode()).hexdigest()
+    (empty_cache_dir / name).write_bytes(b"aGVsbG8= 0\n")
+    assert load_offline_encoding("o200k_base") is None
+
+
+def test_a_corrupt_cache_file_falls_through_to_the_package_data(
+    fresh_cache: None, no_download: None, empty_cache_dir: Path
+) -> None:
+    name = hashlib.sha1(O200K_URL.encode()).hexdigest()
+    (empty_cache_dir / name).write_bytes(b"garbage")
+    enc = load_offline_encoding("o200k_base")
+    assert enc is not None
+    assert len(enc.encode_ordinary("hello world")) == 2
+
+
+def test_unknown_encoding_is_unavailable(fresh_cache: None) -> None:
+    assert load_offline_encoding("no_such_encoding") is None
+    counter = TiktokenCounter(encoding="no_such_encoding")
+    assert not counter.available
+    with pytest.raises(LookupError, match="not available offline"):
+        counter.count("x")
+
+
+# --------------------------------------------------------------------------- fallback
+
+
+def test_fallback_to_the_estimate_warns_exactly_once(
+    fresh_cache: None, no_download: None, no_bpe_openai: None, empty_cache_dir: Path
+) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = default_token_counter()
+        second = default_token_counter("gpt-4o")
+        third = resolve_token_counter("tiktoken")
+        fourth = resolve_token_counter("cl100k_base")
+        fifth = resolve_token_counter(None)
+    counters = [first, second, third, fourth, fifth]
+    assert all(isinstance(c, ApproximateTokenCounter) for c in counters)
+    offline = [w for w in caught if issubclass(w.category, OfflineTokenizerWarning)]
+    assert len(offline) == 1
+    assert "TIKTOKEN_CACHE_DIR" in str(offline[0].message)
+    assert first.count("hello world") >= 2
+
+
+def test_fallback_counter_is_usable_in_a_layer(
+    fresh_cache: None, no_download: None, no_bpe_openai: None, empty_cache_dir: Path
+) -> None:
+    from langchain_core.messages import ToolMessage
+
+    from langchain_result_layer import ResultLayer
+
+    with pytest.warns(OfflineTokenizerWarning):
+        layer = ResultLayer(context_window=4_000, max_result_tokens=300, store=False)
+    assert layer.token_counter.exact is False
+    out = layer.process_tool_message(ToolMessage(content="x\n" * 50_000, tool_call_id="c1"))
+    assert layer.token_counter.count(str(out.content)) <= 300
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def test_resolution_of_every_spec() -> None:
+    assert isinstance(resolve_token_counter("approximate"), ApproximateTokenCounter)
+    assert isinstance(resolve_token_counter("auto"), TiktokenCounter)
+    assert resolve_token_counter("cl100k_base").name == "tiktoken:cl100k_base"
+    mine = CallableTokenCounter(len, name="len")
+    assert resolve_token_counter(mine) is mine
+    model = WordCountingModel(responses=["x"])
+    by_model = resolve_token_counter(model)
+    assert isinstance(by_model, ChatModelTokenCounter)
+    assert by_model.count("hello world") == 2
+    assert by_model.name == "model:WordCountingModel"
+    assert by_model.count("") == 0
+    fn = resolve_token_counter(lambda s: len(s) // 2)
+    assert isinstance(fn, CallableTokenCounter)
+    assert fn.count("abcd") == 2
+    assert fn.count("") == 0
+    with pytest.raises(TypeError, match="token_counter must be"):
+        resolve_token_counter(42)
+
+
+def test_every_counter_satisfies_the_port() -> None:
+    for counter in (
+        TiktokenCounter(),
+        ApproximateTokenCounter(),
+        ChatModelTokenCounter(WordCountingModel(responses=["x"])),
+        CallableTokenCounter(len),
+    ):
+        assert isinstance(counter, TokenCounter)
+        assert isinstance(counter.name, str)
+        assert counter.count("") == 0
