@@ -61,17 +61,25 @@ class DataSource:
             elif kind == "trajectory" and case["path"].endswith(".traj") and len(observations) < 60:
                 data = json.loads(_read(corpus / case["path"]))
                 observations.extend(
-                    step["observation"] for step in data.get("trajectory", []) if step.get("observation")
+                    step["observation"]
+                    for step in data.get("trajectory", [])
+                    if step.get("observation")
                 )
         queries = [
             "SELECT * FROM Track;",
             "SELECT * FROM InvoiceLine;",
             "SELECT c.*, i.* FROM Customer c JOIN Invoice i ON i.CustomerId = c.CustomerId;",
-            "SELECT t.Name, a.Title, g.Name FROM Track t JOIN Album a USING(AlbumId) JOIN Genre g USING(GenreId);",
+            "SELECT t.Name, a.Title, g.Name FROM Track t JOIN Album a USING(AlbumId) "
+            "JOIN Genre g USING(GenreId);",
             "SELECT * FROM PlaylistTrack;",
         ]
-        return cls(logs=logs, database=corpus / "sql" / "Chinook_Sqlite.sqlite", queries=queries,
-                   observations=observations, from_corpus=True)
+        return cls(
+            logs=logs,
+            database=corpus / "sql" / "Chinook_Sqlite.sqlite",
+            queries=queries,
+            observations=observations,
+            from_corpus=True,
+        )
 
     @classmethod
     def _generated(cls, tmp: Path) -> DataSource:
@@ -81,20 +89,37 @@ class DataSource:
             lines = []
             for i in range(rnd.randint(2_000, 20_000)):
                 level = rnd.choice(["INFO"] * 20 + ["WARN", "ERROR"])
-                lines.append(f"2024-05-0{k % 9 + 1} 10:{i % 60:02d}:{i % 59:02d} {level} [worker-{i % 7}] step {i} "
-                             f"{'failed: connection reset by peer' if level == 'ERROR' else 'ok'}")
+                lines.append(
+                    f"2024-05-0{k % 9 + 1} 10:{i % 60:02d}:{i % 59:02d} {level} "
+                    f"[worker-{i % 7}] step {i} "
+                    f"{'failed: connection reset by peer' if level == 'ERROR' else 'ok'}"
+                )
             lines.append("FATAL: build failed with exit code 2")
             logs[f"generated_{k}"] = "\n".join(lines) + "\n"
         db = tmp / "generated.sqlite"
         con = sqlite3.connect(db)
-        con.execute("CREATE TABLE Track (TrackId INTEGER, Name TEXT, Composer TEXT, Milliseconds INTEGER)")
-        con.executemany("INSERT INTO Track VALUES (?, ?, ?, ?)",
-                        [(i, f"Track {i}", f"Composer {i % 97}", rnd.randint(60_000, 400_000)) for i in range(6_000)])
+        con.execute(
+            "CREATE TABLE Track (TrackId INTEGER, Name TEXT, Composer TEXT, Milliseconds INTEGER)"
+        )
+        con.executemany(
+            "INSERT INTO Track VALUES (?, ?, ?, ?)",
+            [
+                (i, f"Track {i}", f"Composer {i % 97}", rnd.randint(60_000, 400_000))
+                for i in range(6_000)
+            ],
+        )
         con.commit()
         con.close()
-        observations = [f"$ ls -la\n" + "\n".join(f"-rw-r--r-- 1 u g {i} file_{i}.py" for i in range(3_000))]
-        return cls(logs=logs, database=db, queries=["SELECT * FROM Track;"] * 3, observations=observations,
-                   from_corpus=False)
+        observations = [
+            "$ ls -la\n" + "\n".join(f"-rw-r--r-- 1 u g {i} file_{i}.py" for i in range(3_000))
+        ]
+        return cls(
+            logs=logs,
+            database=db,
+            queries=["SELECT * FROM Track;"] * 3,
+            observations=observations,
+            from_corpus=False,
+        )
 
     def run_sql(self, query: str) -> str:
         con = sqlite3.connect(f"file:{self.database}?mode=ro", uri=True)
@@ -125,8 +150,12 @@ def make_tools(data: DataSource) -> list[BaseTool]:
     def shell(index: int, runtime: ToolRuntime) -> Command:
         """Run a recorded shell command and return its terminal output."""
         text = data.observations[index % len(data.observations)]
-        message = ToolMessage(text, tool_call_id=runtime.tool_call_id, name="shell",
-                              status="error" if "Traceback" in text else "success")
+        message = ToolMessage(
+            text,
+            tool_call_id=runtime.tool_call_id,
+            name="shell",
+            status="error" if "Traceback" in text else "success",
+        )
         return Command(update={"messages": [message]})
 
     @tool
@@ -156,17 +185,29 @@ class Policy:
         names = sorted(self.data.logs)
         if self.fetch and turn % 6 == 5:
             fetched = {ref for ref, _ in self.fetched}
-            refs = [r for m in messages if isinstance(m, ToolMessage) for r in _FETCH_REF_RE.findall(str(m.content))
-                    if layer_marker(m).get("cleared")]
+            refs = [
+                r
+                for m in messages
+                if isinstance(m, ToolMessage)
+                for r in _FETCH_REF_RE.findall(str(m.content))
+                if layer_marker(m).get("cleared")
+            ]
             fresh = [r for r in refs if r not in fetched]
             if fresh:
                 call_id = f"fetch_{turn}"
                 self.fetched.append((fresh[0], call_id))
-                return ai_tool_calls(tool_call(FETCH, {"ref": fresh[0]}, id=call_id), content="Re-reading an older result.")
+                return ai_tool_calls(
+                    tool_call(FETCH, {"ref": fresh[0]}, id=call_id),
+                    content="Re-reading an older result.",
+                )
         if turn % self.parallel_every == 3:
             return ai_tool_calls(
                 tool_call("read_log", {"name": names[turn % len(names)]}, id=f"p{turn}a"),
-                tool_call("run_sql", {"query": self.data.queries[turn % len(self.data.queries)]}, id=f"p{turn}b"),
+                tool_call(
+                    "run_sql",
+                    {"query": self.data.queries[turn % len(self.data.queries)]},
+                    id=f"p{turn}b",
+                ),
                 tool_call("shell", {"index": turn}, id=f"p{turn}c"),
                 content="Looking at three sources at once.",
             )
@@ -174,7 +215,11 @@ class Policy:
         if kind == 0:
             call = tool_call("read_log", {"name": names[turn % len(names)]}, id=f"c{turn}")
         elif kind == 1:
-            call = tool_call("run_sql", {"query": self.data.queries[turn % len(self.data.queries)]}, id=f"c{turn}")
+            call = tool_call(
+                "run_sql",
+                {"query": self.data.queries[turn % len(self.data.queries)]},
+                id=f"c{turn}",
+            )
         elif kind == 2:
             call = tool_call("shell", {"index": turn}, id=f"c{turn}")
         else:
@@ -229,7 +274,9 @@ def check_requests(
     tokens: list[int] = []
     for n, request in enumerate(model.requests):
         has_system = any(isinstance(m, SystemMessage) for m in request)
-        total = counter.count(request, system=None if has_system else system, tools=model.bound_tools)
+        total = counter.count(
+            request, system=None if has_system else system, tools=model.bound_tools
+        )
         tokens.append(total)
         assert total <= window, f"request {n} has {total} tokens, over the {window}-token window"
         if trigger_bound:
@@ -250,8 +297,12 @@ def check_requests(
     if policy is not None:
         for ref, call_id in policy.fetched:
             first = next(
-                (m for request in model.requests for m in request
-                 if isinstance(m, ToolMessage) and m.tool_call_id == call_id),
+                (
+                    m
+                    for request in model.requests
+                    for m in request
+                    if isinstance(m, ToolMessage) and m.tool_call_id == call_id
+                ),
                 None,
             )
             if (
@@ -280,4 +331,3 @@ class DownStore(InMemoryResultStore):
         if self.down:
             raise StoreUnavailableError("connection refused")
         return await super().aput(data, **kwargs)
-

@@ -26,12 +26,16 @@ with warnings.catch_warnings():
     from langgraph.prebuilt import create_react_agent
 
 WINDOW = 16_000
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::DeprecationWarning", "ignore::PendingDeprecationWarning"
+)
 
 
 def make_layer(**kwargs: Any) -> ResultLayer:
     kwargs.setdefault("store", "memory")
-    return ResultLayer(context_window=WINDOW, max_result_tokens=1_500, token_counter="tiktoken", **kwargs)
+    return ResultLayer(
+        context_window=WINDOW, max_result_tokens=1_500, token_counter="tiktoken", **kwargs
+    )
 
 
 def fetch_tools(layer: ResultLayer) -> list[Any]:
@@ -41,15 +45,23 @@ def fetch_tools(layer: ResultLayer) -> list[Any]:
         return []
 
 
-def build(layer: ResultLayer, data: DataSource, *, guard: Any = None, checkpointer: Any = None,
-          turns: int = 32):  # noqa: ANN202
+def build(
+    layer: ResultLayer,
+    data: DataSource,
+    *,
+    guard: Any = None,
+    checkpointer: Any = None,
+    turns: int = 32,
+):
     extra = fetch_tools(layer)
     tools = layer.wrap_tools(make_tools(data)) + extra
     policy = Policy(data, turns=turns, fetch=bool(extra))
     model = scripted_model(policy, WINDOW)
     if guard is None:
         guard = BudgetGuard(layer, system_prompt=SYSTEM_PROMPT, tools=tools)
-    agent = create_react_agent(model, tools, prompt=SYSTEM_PROMPT, pre_model_hook=guard, checkpointer=checkpointer)
+    agent = create_react_agent(
+        model, tools, prompt=SYSTEM_PROMPT, pre_model_hook=guard, checkpointer=checkpointer
+    )
     return agent, model, policy
 
 
@@ -81,7 +93,8 @@ async def test_react_agent_async(data: DataSource) -> None:
     agent, model, policy = build(layer, data)
     out = await agent.ainvoke({"messages": [("user", "Why did the build fail?")]}, CONFIG)
     report = check_requests(model, layer, system=SYSTEM_PROMPT, policy=policy)
-    assert len(model.requests) >= 30 and report.cleared_calls
+    assert len(model.requests) >= 30
+    assert report.cleared_calls
     _check_final(out["messages"], layer)
 
 
@@ -104,4 +117,6 @@ def test_non_destructive_mode_keeps_state_and_prefix(data: DataSource) -> None:
     report = check_requests(model, layer, system=SYSTEM_PROMPT)
     assert report.cleared_calls
     # state keeps every result as the tools returned it (processed, never cleared)
-    assert not any(layer_marker(m).get("cleared") for m in out["messages"] if isinstance(m, ToolMessage))
+    assert not any(
+        layer_marker(m).get("cleared") for m in out["messages"] if isinstance(m, ToolMessage)
+    )

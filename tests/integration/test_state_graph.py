@@ -33,7 +33,9 @@ from tests.integration.helpers import (
 WINDOW = 16_000
 
 
-def build_graph(layer: ResultLayer, model: ScriptedChatModel, data: DataSource, *, checkpointer: Any = None) -> Any:
+def build_graph(
+    layer: ResultLayer, model: ScriptedChatModel, data: DataSource, *, checkpointer: Any = None
+) -> Any:
     tools = [*make_tools(data), layer.fetch_tool]
     bound = model.bind_tools(tools)
     guard = BudgetGuard(layer, system_prompt=SYSTEM_PROMPT, tools=tools)
@@ -60,10 +62,15 @@ def build_graph(layer: ResultLayer, model: ScriptedChatModel, data: DataSource, 
 
 
 def make_layer(store: Any = "memory") -> ResultLayer:
-    return ResultLayer(context_window=WINDOW, max_result_tokens=1_500, store=store, token_counter="tiktoken")
+    return ResultLayer(
+        context_window=WINDOW, max_result_tokens=1_500, store=store, token_counter="tiktoken"
+    )
 
 
-CONFIG: RunnableConfig = {"recursion_limit": 500, "configurable": {"thread_id": "graph-1", "user_id": "ada"}}
+CONFIG: RunnableConfig = {
+    "recursion_limit": 500,
+    "configurable": {"thread_id": "graph-1", "user_id": "ada"},
+}
 
 
 def _check_state(messages: list[Any]) -> None:
@@ -80,7 +87,9 @@ def test_state_graph_sync(data: DataSource) -> None:
     app = build_graph(layer, model, data)
     out = app.invoke({"messages": [("user", "Why did the build fail?")]}, CONFIG)
     report = check_requests(model, layer, policy=policy)
-    assert len(model.requests) >= 30 and report.cleared_calls and report.fetched_ok >= 1
+    assert len(model.requests) >= 30
+    assert report.cleared_calls
+    assert report.fetched_ok >= 1
     _check_state(out["messages"])
 
 
@@ -91,7 +100,9 @@ async def test_state_graph_async(data: DataSource) -> None:
     app = build_graph(layer, model, data)
     out = await app.ainvoke({"messages": [("user", "Why did the build fail?")]}, CONFIG)
     report = check_requests(model, layer, policy=policy)
-    assert len(model.requests) >= 30 and report.cleared_calls and report.fetched_ok >= 1
+    assert len(model.requests) >= 30
+    assert report.cleared_calls
+    assert report.fetched_ok >= 1
     _check_state(out["messages"])
 
 
@@ -104,10 +115,14 @@ def _round_trip_checks(messages: list[Any]) -> tuple[int, int]:
         assert marker.get("processed")
         if marker.get("cleared"):
             cleared += 1
-            assert "fetch_tool_result(ref=" in str(m.content) or "could not be saved" in str(m.content)
+            assert "fetch_tool_result(ref=" in str(m.content) or "could not be saved" in str(
+                m.content
+            )
         if marker.get("truncated") and not marker.get("cleared") and marker.get("kind") != "fetch":
             view = ResultView.from_artifact(m.artifact)  # a dict after the round trip
-            assert view is not None and view.truncated and view.record_id == marker["record_id"]
+            assert view is not None
+            assert view.truncated
+            assert view.record_id == marker["record_id"]
             views += 1
     return views, cleared
 
@@ -133,8 +148,13 @@ def test_sqlite_checkpointer_round_trip(data: DataSource, tmp_path: Path) -> Non
     app2 = build_graph(layer2, model2, data, checkpointer=conn2)
     restored = app2.get_state(CONFIG).values["messages"]
     views, cleared = _round_trip_checks(restored)
-    assert views >= 1 and cleared >= 1
-    restored_cleared = {m.tool_call_id: m.content for m in restored if isinstance(m, ToolMessage) and layer_marker(m).get("cleared")}
+    assert views >= 1
+    assert cleared >= 1
+    restored_cleared = {
+        m.tool_call_id: m.content
+        for m in restored
+        if isinstance(m, ToolMessage) and layer_marker(m).get("cleared")
+    }
     out = app2.invoke({"messages": [("user", "Keep going.")]}, CONFIG)
     report = check_requests(model2, layer2, policy=policy2)
     assert len(model2.requests) >= 18
@@ -143,7 +163,8 @@ def test_sqlite_checkpointer_round_trip(data: DataSource, tmp_path: Path) -> Non
         assert final[call_id].content == content  # never re-cleared, never restored
     # a result cleared before the restart can be fetched after it (the store is durable)
     refs = [r for r, _ in policy2.fetched]
-    assert report.fetched_ok >= 1 and refs
+    assert report.fetched_ok >= 1
+    assert refs
     _check_state(out["messages"])
 
 
@@ -159,7 +180,8 @@ async def test_async_sqlite_checkpointer_round_trip(data: DataSource, tmp_path: 
         app = build_graph(make_layer(), model, data, checkpointer=saver)
         state = await app.aget_state(CONFIG)
         views, cleared = _round_trip_checks(state.values["messages"])
-        assert views >= 1 and cleared >= 1
+        assert views >= 1
+        assert cleared >= 1
 
 
 def test_truncation_node_processes_only_new_results(data: DataSource) -> None:
@@ -168,8 +190,14 @@ def test_truncation_node_processes_only_new_results(data: DataSource) -> None:
     big = next(iter(data.logs.values()))
     done = layer.process_tool_message(ToolMessage(big, tool_call_id="c0", name="read_log", id="t0"))
     fresh = ToolMessage(big, tool_call_id="c1", name="read_log", id="t1")
-    calls = AIMessage("", id="a", tool_calls=[tool_call("read_log", {"name": "x"}, id="c0"),
-                                              tool_call("read_log", {"name": "y"}, id="c1")])
+    calls = AIMessage(
+        "",
+        id="a",
+        tool_calls=[
+            tool_call("read_log", {"name": "x"}, id="c0"),
+            tool_call("read_log", {"name": "y"}, id="c1"),
+        ],
+    )
     update = node.invoke({"messages": [calls, done, fresh]})
     assert [m.id for m in update["messages"]] == ["t1"]
     new = update["messages"][0]
@@ -194,7 +222,10 @@ def test_guard_node_with_checkpointer_is_sticky(data: DataSource) -> None:
     """Decisions written by the guard node survive in the checkpoint and are not repeated."""
     layer = make_layer()
     names = sorted(data.logs)
-    script = [ai_tool_calls(tool_call("read_log", {"name": names[i % len(names)]}, id=f"r{i}")) for i in range(14)]
+    script = [
+        ai_tool_calls(tool_call("read_log", {"name": names[i % len(names)]}, id=f"r{i}"))
+        for i in range(14)
+    ]
     model = ScriptedChatModel(script=script, max_input_tokens=WINDOW)
     app = build_graph(layer, model, data, checkpointer=InMemorySaver())
     app.invoke({"messages": [("user", "Read the logs.")]}, CONFIG)

@@ -16,22 +16,45 @@ from langchain_result_layer.core.guard import (
 )
 
 
-def _conversation(sizes: list[int], *, errors: set[int] = frozenset(), names: dict[int, str] | None = None,
-                  unseen: int = 0) -> list[MessageRecord]:
-    """system, human, then (ai, tool) per size; the last `unseen` tool results follow one AI message."""
+def _conversation(
+    sizes: list[int],
+    *,
+    errors: set[int] = frozenset(),
+    names: dict[int, str] | None = None,
+    unseen: int = 0,
+) -> list[MessageRecord]:
+    """System, human, then (ai, tool) per size; the last `unseen` results follow one AI message."""
     names = names or {}
     records = [MessageRecord(role="system", tokens=10), MessageRecord(role="human", tokens=20)]
     seen = len(sizes) - unseen
     for k in range(seen):
-        records.append(MessageRecord(role="ai", tokens=15, call_ids=(f"c{k}",), clearable_call_ids=(f"c{k}",)))
-        records.append(MessageRecord(role="tool", tokens=sizes[k], tool_call_id=f"c{k}",
-                                     tool_name=names.get(k, "t"), is_error=k in errors))
+        records.append(
+            MessageRecord(role="ai", tokens=15, call_ids=(f"c{k}",), clearable_call_ids=(f"c{k}",))
+        )
+        records.append(
+            MessageRecord(
+                role="tool",
+                tokens=sizes[k],
+                tool_call_id=f"c{k}",
+                tool_name=names.get(k, "t"),
+                is_error=k in errors,
+            )
+        )
     if unseen:
         ids = tuple(f"c{k}" for k in range(seen, len(sizes)))
-        records.append(MessageRecord(role="ai", tokens=15 * unseen, call_ids=ids, clearable_call_ids=ids))
+        records.append(
+            MessageRecord(role="ai", tokens=15 * unseen, call_ids=ids, clearable_call_ids=ids)
+        )
         for k in range(seen, len(sizes)):
-            records.append(MessageRecord(role="tool", tokens=sizes[k], tool_call_id=f"c{k}",
-                                         tool_name=names.get(k, "t"), is_error=k in errors))
+            records.append(
+                MessageRecord(
+                    role="tool",
+                    tokens=sizes[k],
+                    tool_call_id=f"c{k}",
+                    tool_name=names.get(k, "t"),
+                    is_error=k in errors,
+                )
+            )
     return records
 
 
@@ -46,7 +69,8 @@ def test_under_trigger_nothing_happens() -> None:
     records = _conversation([100, 100, 100])
     limits = GuardLimits.from_window(1_000)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
-    assert not plan.triggered and not plan.changed
+    assert not plan.triggered
+    assert not plan.changed
     assert plan.tokens_before == plan.tokens_after == sum(r.tokens for r in records)
 
 
@@ -83,8 +107,12 @@ def test_errors_are_cleared_last() -> None:
 
 def test_already_cleared_results_are_never_chosen() -> None:
     records = _conversation([500] * 8)
-    records = [replace(r, cleared=True, tokens=PH) if r.tool_call_id in {"c0", "c1"} and r.role == "tool" else r
-               for r in records]
+    records = [
+        replace(r, cleared=True, tokens=PH)
+        if r.tool_call_id in {"c0", "c1"} and r.role == "tool"
+        else r
+        for r in records
+    ]
     limits = GuardLimits.from_window(2_600, keep_last=2)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     assert plan.triggered
@@ -95,14 +123,20 @@ def test_clears_tool_inputs_when_results_are_not_enough() -> None:
     # Big arguments (an edit command), small results.
     records = [MessageRecord(role="human", tokens=10)]
     for k in range(6):
-        records.append(MessageRecord(role="ai", tokens=800, call_ids=(f"c{k}",), clearable_call_ids=(f"c{k}",)))
-        records.append(MessageRecord(role="tool", tokens=100, tool_call_id=f"c{k}", tool_name="edit"))
+        records.append(
+            MessageRecord(role="ai", tokens=800, call_ids=(f"c{k}",), clearable_call_ids=(f"c{k}",))
+        )
+        records.append(
+            MessageRecord(role="tool", tokens=100, tool_call_id=f"c{k}", tool_name="edit")
+        )
     limits = GuardLimits.from_window(4_000, keep_last=1)
 
     def args_tokens(i: int, ids: tuple[str, ...]) -> int:
         return 40
 
-    plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH, cleared_args_tokens=args_tokens)
+    plan = plan_clearing(
+        records, limits=limits, placeholder_tokens=lambda i: PH, cleared_args_tokens=args_tokens
+    )
     assert plan.clear_args
     hard, recent = protected_indices(records, keep_last=1)
     for ids in plan.clear_args.values():
@@ -119,8 +153,11 @@ def test_relaxes_keep_last_only_to_fit_the_window() -> None:
     assert not plan.overflow
     assert plan.tokens_after <= limits.window
     assert plan.tokens_after > limits.target  # stage 3 only fits the window
-    strict = plan_clearing(records, limits=replace(limits, relax_keep_last=False), placeholder_tokens=lambda i: PH)
-    assert strict.overflow and not strict.relaxed
+    strict = plan_clearing(
+        records, limits=replace(limits, relax_keep_last=False), placeholder_tokens=lambda i: PH
+    )
+    assert strict.overflow
+    assert not strict.relaxed
 
 
 def test_unsaved_results_are_kept_unless_the_window_needs_them() -> None:
@@ -131,7 +168,8 @@ def test_unsaved_results_are_kept_unless_the_window_needs_them() -> None:
     assert first not in plan.clear
     tight = GuardLimits.from_window(1_500, keep_last=1)
     plan = plan_clearing(records, limits=tight, placeholder_tokens=lambda i: PH, unsaved={first})
-    assert first in plan.clear and first in plan.unsaved_cleared
+    assert first in plan.clear
+    assert first in plan.unsaved_cleared
 
 
 def test_unseen_results_alone_over_the_window_overflow() -> None:
@@ -160,7 +198,9 @@ def test_limits_validation() -> None:
 
 
 @st.composite
-def scenarios(draw: st.DrawFn) -> tuple[list[MessageRecord], GuardLimits, dict[int, int], set[int], int]:
+def scenarios(
+    draw: st.DrawFn,
+) -> tuple[list[MessageRecord], GuardLimits, dict[int, int], set[int], int]:
     n_turns = draw(st.integers(min_value=0, max_value=25))
     records: list[MessageRecord] = [MessageRecord(role="human", tokens=draw(st.integers(1, 200)))]
     call = 0
@@ -169,18 +209,26 @@ def scenarios(draw: st.DrawFn) -> tuple[list[MessageRecord], GuardLimits, dict[i
         ids = tuple(f"c{call + k}" for k in range(width))
         call += width
         clearable = tuple(c for c in ids if draw(st.booleans()))
-        records.append(MessageRecord(role="ai", tokens=draw(st.integers(5, 1_500)), call_ids=ids,
-                                     clearable_call_ids=clearable))
+        records.append(
+            MessageRecord(
+                role="ai",
+                tokens=draw(st.integers(5, 1_500)),
+                call_ids=ids,
+                clearable_call_ids=clearable,
+            )
+        )
         for c in ids:
             cleared = draw(st.booleans()) and draw(st.booleans())
-            records.append(MessageRecord(
-                role="tool",
-                tokens=draw(st.integers(1, 40)) if cleared else draw(st.integers(1, 6_000)),
-                tool_call_id=c,
-                tool_name=draw(st.sampled_from(["search", "sql", "log", "plan"])),
-                is_error=draw(st.booleans()),
-                cleared=cleared,
-            ))
+            records.append(
+                MessageRecord(
+                    role="tool",
+                    tokens=draw(st.integers(1, 40)) if cleared else draw(st.integers(1, 6_000)),
+                    tool_call_id=c,
+                    tool_name=draw(st.sampled_from(["search", "sql", "log", "plan"])),
+                    is_error=draw(st.booleans()),
+                    cleared=cleared,
+                )
+            )
         if draw(st.integers(0, 5)) == 0:
             records.append(MessageRecord(role="human", tokens=draw(st.integers(1, 300))))
     window = draw(st.integers(min_value=500, max_value=60_000))
@@ -203,35 +251,52 @@ def scenarios(draw: st.DrawFn) -> tuple[list[MessageRecord], GuardLimits, dict[i
     return records, limits, ph, unsaved, args_saving
 
 
-def _plan(records: list[MessageRecord], limits: GuardLimits, ph: dict[int, int], unsaved: set[int],
-          args_saving: int):  # noqa: ANN202
+def _plan(
+    records: list[MessageRecord],
+    limits: GuardLimits,
+    ph: dict[int, int],
+    unsaved: set[int],
+    args_saving: int,
+):
     def cleared_args(i: int, ids: tuple[str, ...]) -> int:
         return max(1, records[i].tokens - args_saving * len(ids))
 
-    plan = plan_clearing(records, limits=limits, placeholder_tokens=ph.__getitem__,
-                         cleared_args_tokens=cleared_args, unsaved=unsaved)
+    plan = plan_clearing(
+        records,
+        limits=limits,
+        placeholder_tokens=ph.__getitem__,
+        cleared_args_tokens=cleared_args,
+        unsaved=unsaved,
+    )
     return plan, cleared_args
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
-def test_plan_invariants(scenario: tuple[list[MessageRecord], GuardLimits, dict[int, int], set[int], int]) -> None:
+def test_plan_invariants(
+    scenario: tuple[list[MessageRecord], GuardLimits, dict[int, int], set[int], int],
+) -> None:
     records, limits, ph, unsaved, args_saving = scenario
     plan, cleared_args = _plan(records, limits, ph, unsaved, args_saving)
-    hard, recent = protected_indices(records, keep_last=limits.keep_last, pinned_tools=limits.pinned_tools)
+    hard, recent = protected_indices(
+        records, keep_last=limits.keep_last, pinned_tools=limits.pinned_tools
+    )
 
     # Nothing happens at or under the trigger.
     if plan.tokens_before <= limits.trigger:
-        assert not plan.changed and plan.tokens_after == plan.tokens_before
+        assert not plan.changed
+        assert plan.tokens_after == plan.tokens_before
         return
 
     cleared = set(plan.clear)
     assert len(cleared) == len(plan.clear), "a result is cleared twice"
     for i in cleared:
-        assert records[i].role == "tool" and not records[i].cleared
+        assert records[i].role == "tool"
+        assert not records[i].cleared
         assert i not in hard, "cleared an unseen or pinned result"
         if i in recent:
-            assert i in plan.relaxed and limits.relax_keep_last
+            assert i in plan.relaxed
+            assert limits.relax_keep_last
         if i in unsaved:
             assert i in plan.unsaved_cleared
     assert set(plan.relaxed) <= recent
@@ -249,8 +314,11 @@ def test_plan_invariants(scenario: tuple[list[MessageRecord], GuardLimits, dict[
     assert plan.overflow == (plan.tokens_after > limits.window)
 
     # Arguments are only cleared for calls whose results are placeholders or unprotected.
-    eligible = {r.tool_call_id for i, r in enumerate(records)
-                if r.role == "tool" and (r.cleared or i in cleared or (i not in hard and i not in recent))}
+    eligible = {
+        r.tool_call_id
+        for i, r in enumerate(records)
+        if r.role == "tool" and (r.cleared or i in cleared or (i not in hard and i not in recent))
+    }
     for i, ids in plan.clear_args.items():
         assert limits.clear_tool_inputs
         assert set(ids) <= set(records[i].clearable_call_ids) & eligible
@@ -258,9 +326,16 @@ def test_plan_invariants(scenario: tuple[list[MessageRecord], GuardLimits, dict[
     # Stage 1 is a prefix of the candidate order (successes before errors, oldest first).
     stage1 = [i for i in plan.clear if i not in plan.relaxed and i not in plan.unsaved_cleared]
     candidates = sorted(
-        (i for i, r in enumerate(records)
-         if r.role == "tool" and not r.cleared and i not in hard and i not in recent and i not in unsaved
-         and r.tokens - ph[i] > 0),
+        (
+            i
+            for i, r in enumerate(records)
+            if r.role == "tool"
+            and not r.cleared
+            and i not in hard
+            and i not in recent
+            and i not in unsaved
+            and r.tokens - ph[i] > 0
+        ),
         key=lambda i: (records[i].is_error, i),
     )
     assert stage1 == candidates[: len(stage1)]
@@ -276,7 +351,9 @@ def test_plan_invariants(scenario: tuple[list[MessageRecord], GuardLimits, dict[
 
 @settings(max_examples=200, deadline=None)
 @given(scenarios())
-def test_applying_the_plan_is_stable(scenario: tuple[list[MessageRecord], GuardLimits, dict[int, int], set[int], int]) -> None:
+def test_applying_the_plan_is_stable(
+    scenario: tuple[list[MessageRecord], GuardLimits, dict[int, int], set[int], int],
+) -> None:
     """Once applied, a plan that got under the trigger is left alone by the next call."""
     records, limits, ph, unsaved, args_saving = scenario
     plan, cleared_args = _plan(records, limits, ph, unsaved, args_saving)
@@ -286,8 +363,13 @@ def test_applying_the_plan_is_stable(scenario: tuple[list[MessageRecord], GuardL
             applied.append(replace(r, cleared=True, tokens=ph[i]))
         elif i in plan.clear_args:
             ids = plan.clear_args[i]
-            applied.append(replace(r, tokens=cleared_args(i, ids),
-                                   clearable_call_ids=tuple(c for c in r.clearable_call_ids if c not in ids)))
+            applied.append(
+                replace(
+                    r,
+                    tokens=cleared_args(i, ids),
+                    clearable_call_ids=tuple(c for c in r.clearable_call_ids if c not in ids),
+                )
+            )
         else:
             applied.append(r)
     again, _ = _plan(applied, limits, ph, unsaved, args_saving)
