@@ -24,7 +24,9 @@ def make_log(n: int = 3_000) -> str:
     lines = []
     for i in range(1, n + 1):
         if i % 97 == 0:
-            lines.append(f"2024-01-01 12:00:{i % 60:02d} ERROR worker {i} failed: \x1b[31mboom\x1b[0m")
+            lines.append(
+                f"2024-01-01 12:00:{i % 60:02d} ERROR worker {i} failed: \x1b[31mboom\x1b[0m"
+            )
         else:
             lines.append(f"2024-01-01 12:00:{i % 60:02d} INFO step {i} ok " + "." * (i % 50))
     return "\r\n".join(lines[:10]) + "\r\n" + "\n".join(lines[10:]) + "\n"
@@ -169,7 +171,8 @@ def test_arguments_override_the_reference_range(layer: ResultLayer) -> None:
     [
         ({"ref": "ref://tool-result/nope"}, CFG, "Invalid reference"),
         ({"ref": "https://example.com"}, CFG, "expected ref://tool-result/"),
-        ({"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"}, CFG, "not found or not accessible"),
+        ({"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"}, CFG,
+         "not found or not accessible"),
         ({"ref": "<REF>", "page": 1, "start_line": 2}, CFG, "one range form"),
         ({"ref": "<REF>", "page": "two"}, CFG, "Invalid arguments"),
         ({"ref": "<REF>", "offset": -1}, CFG, "Invalid arguments"),
