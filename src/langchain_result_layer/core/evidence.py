@@ -23,9 +23,14 @@ from dataclasses import dataclass
 
 __all__ = [
     "ErrorLine",
+    "ExitStatus",
     "find_error_lines",
+    "find_exit_status",
     "has_error_evidence",
+    "is_continuation_line",
     "is_error_line",
+    "is_step_failure",
+    "line_salience",
     "pattern_key",
 ]
 
@@ -67,19 +72,22 @@ _KEYWORDS: tuple[str, ...] = (
 
 _CONFIRM_RE = re.compile(
     r"""
-    \b(?:error|errors|exception|traceback|failed|failure|failures|fail|fatal|panic|panicked
-       |errno|abort|aborted|killed|segmentation\ fault|core\ dumped|denied
-       |assert(?:ion)?(?:error)?|undefined\ reference|cannot|could\ not|not\ found)\b
-    | \w+(?:Error|Exception|Failure)\b
+    (?<![-.])\b(?:error|errors|exception|traceback|failed|failure|failures|fail|fatal|panic
+       |panicked|errno|abort|aborted|killed|segmentation\ fault|core\ dumped|denied
+       |assert(?:ion)?(?:error)?|undefined\ reference|cannot|could\ not|not\ found)\b(?![-.]\w)
+    | (?-i:[a-z]\w*(?:Error|Exception|Failure)\b)
     | \bexit(?:ed)?\ (?:code|status|with)\W{0,3}(?!0\b)\d+
     | \bnon-zero\ exit
     | npm\ ERR!
-    | \bE\d{3,5}\b
+    | (?-i:(?<![\w-])E\d{3,5}(?![\w-]))
     | ^\s*E\s{2,}
     | ^FAIL(?:ED)?\b
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+
+# URLs and paths: a keyword inside them (`.../Asylum-Fail/...`) is a name, not a report.
+_PATHS_RE = re.compile(r"\S*(?:://|[/\\])\S*")
 
 # Phrases that mention an error word without reporting a failure.
 _BENIGN_RE = re.compile(
@@ -93,6 +101,9 @@ _BENIGN_RE = re.compile(
     | \bfail[_ -]?fast\b
     | \bon[_ -]?(?:error|failure)\b
     | \bif\s+(?:error|failed)\b
+    | \berror\s+(?:messages?|reporting|handling|handlers?|pages?|codes?\b(?!\s*[:=]))
+    | \b\d+\s+assertions?\b
+    | \bassertions?\s*[:=]\s*\d+
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -189,7 +200,7 @@ def is_error_line(line: str) -> bool:
         assert not is_error_line("Ran 10 tests, 0 failures")
         ```
     """
-    probe = line[:_MAX_LINE_FOR_CONFIRM]
+    probe = _PATHS_RE.sub(" ", line[:_MAX_LINE_FOR_CONFIRM])
     if not _CONFIRM_RE.search(probe):
         return False
     if _BENIGN_RE.search(probe):
@@ -316,3 +327,277 @@ def find_error_lines(
         if len(found) >= limit:
             break
     return found
+
+
+# --------------------------------------------------------------------------- salience
+#
+# `line_salience` ranks lines for views that pick evidence line by line (command and log
+# views). Weights are by kind of line, not by tool or project: a failure summary or an
+# exit status outranks an exception line, which outranks a generic error mention, which
+# outranks a warning.
+
+SALIENCE_EXIT = 9.0
+"""A failing exit status or a build's failure verdict."""
+
+SALIENCE_SUMMARY = 8.5
+"""A test runner's failure summary (`Tests run: 9, Failures: 2`, `=== FAILURES ===`)."""
+
+SALIENCE_STRONG = 8.0
+"""An exception, a compiler error, a failed test, a fatal message."""
+
+SALIENCE_ITEM = 7.0
+"""One entry of a test runner's failure list (`1) test_x`, `FAILED test_y`, `x ... ERROR`)."""
+
+SALIENCE_ERROR = 5.0
+"""Any other confirmed error line."""
+
+SALIENCE_DETAIL = 3.0
+"""Assertion details (`expected ... but was ...`) and warnings."""
+
+_EXIT_RES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\bexit(?:ed)?(?: with)? (?:code|status)\W{0,3}(-?\d+)", re.IGNORECASE),
+    re.compile(r"\bexited with\W{0,3}(-?\d+)", re.IGNORECASE),
+    re.compile(r"Process finished with exit code (-?\d+)"),
+    re.compile(r"Process completed with exit code (-?\d+)"),
+    re.compile(r"\bmake(?:\[\d+\])?: \*\*\* \[.*\] Error (\d+)"),
+    re.compile(r"\breturned (?:non-zero )?(?:exit )?(?:status|code) (-?\d+)", re.IGNORECASE),
+    re.compile(r"\bcommand failed with (?:exit )?(?:code|status) (-?\d+)", re.IGNORECASE),
+    re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:exit|rc|status)\s*[:=]\s*(-?\d+)\s*$", re.IGNORECASE),
+)
+
+_STEP_END_RE = re.compile(
+    r"""
+    BUILD\ (?:FAILED|FAILURE)
+    | \bFAILURE:\ Build\ failed
+    | Build\ step\ .{1,80}\ marked\ build\ as\ failure
+    | ^Finished:\ (?:FAILURE|ABORTED|UNSTABLE)
+    | ^\#\#\[error\]
+    | ^Error:\ Process\ completed
+    | \bThe\ command\ ".{1,400}"\ (?:failed|exited\ with\ [1-9]\d*)
+    | \bnpm\ ERR!\ code\ ELIFECYCLE
+    | \berror:\ Recipe\ .{1,200}\ failed
+    | \bCommand\ failed\b | \bcommand\ .{1,200}\ failed\ with\b
+    """,
+    re.VERBOSE,
+)
+
+_SUMMARY_VERDICT_RE = re.compile(
+    r"""
+    ^\s*(?:\[\w+\]\s*)?Tests?\ (?:run|result).{0,40}(?:Failures|Errors|failed):\ [1-9]
+    | \b[1-9]\d*\ (?:failed|failures?|errors?)\b.{0,40}\b(?:passed|in\ [\d.]+\s*s)
+    | ^=+\ (?:FAILURES|ERRORS|short\ test\ summary\ info)\ =+
+    | ^FAILED\ \(.{0,60}(?:failures|errors)=\d+
+    | ^There\ (?:was|were)\ \d+\ (?:failures?|errors?):
+    | ^\s*(?:\[\w+\]\s*)?(?:Failed\ tests|Tests\ in\ error|Failing\ tests|Failures|Errors
+        |FAILURES!?|ERRORS!?)\s*:?\s*$
+    """,
+    re.VERBOSE,
+)
+
+_STRONG_LINE_RE = re.compile(
+    r"""
+    Traceback\ \(most\ recent\ call\ last\)
+    | ^\s*(?:E\s+)?(?:[\w$]+\.)*[\w$]*(?:Error|Exception|Failure)\b(?::|\s*$|\ \()
+    | ^\s*\*\*\ \(\w+(?:\.\w+)*\)
+    | \bpanicked\ at\b | ^panic:
+    | \bFATAL\b | ^fatal: | \bfatal\ error\b
+    | (?:^|:\d+(?::\d+)?:\ )error(?:\[\w+\])?:
+    | ^\s*ERROR\b | \[ERROR\] | \bERROR:
+    | ^\s*FAIL(?:ED|URE)?\b[:!\s] | ^---\ FAIL\b | ^not\ ok\b
+    | \bAssertionError\b | \bAssertion\ failed | \bassert(?:ion)?\ .{0,80}failed
+    | CMake\ Error | Segmentation\ fault | core\ dumped | \bAborted\b
+    | npm\ ERR! | ^\s*Caused\ by: | ^\s*Error:\ | \bUnhandled\ (?:exception|rejection)
+    | \bundefined\ reference\ to\b | \bcannot\ find\ symbol\b | \bNo\ space\ left\b
+    | \bTimed?\ ?out\b.{0,40}\bexceeded\b | \btimeout\ of\ \d+m?s\ exceeded
+    """,
+    re.VERBOSE,
+)
+
+_ITEM_RE = re.compile(
+    r"""
+    ^\s*\d{1,5}\)\ \S
+    | ^\s*\d{1,5}\.\ (?:Failure|Error)\b
+    | ^\s*(?:FAIL|FAILED|ERROR|ERRORED)\ [\w./\\:-]+
+    | \S\s{2,}(?:FAIL|FAILED|ERROR|failed|error)\s*$
+    | \.\.\.\ *(?:FAIL|FAILED|ERROR)\s*$
+    | ^\s*[✗✖×✘]\ 
+    | ^\s*\d+\)\ \w
+    """,
+    re.VERBOSE,
+)
+
+_DETAIL_RE = re.compile(
+    r"""
+    \bexpected\b.{0,200}\b(?:but\ was|but\ got|got|actual|received|to\ (?:be|equal))\b
+    | ^\s*(?:Expected|Actual|Received|expected|actual)\s*[:=(]
+    | ^\s*[-+]{3}\ (?:Expected|Actual|expected|actual)
+    | \bwarning:|\bWarning:|\bWARN(?:ING)?\b|\bDeprecated\b
+    | \bnot\ (?:found|defined|available|installed|supported)\b
+    | \bunable\ to\b|\bUnable\ to\b|\bInvalid\b|\binvalid\b
+    | \bmissing\b|\bMissing\b|\bUnexpected\b|\bunexpected\b
+    | \bincompatible\b|\bIncompatible\b|\bconflict
+    """,
+    re.VERBOSE,
+)
+
+_CONTINUATION_RE = re.compile(
+    r"""
+    ^\s+at\ \S | ^\s*at\ [\w$.<]+\( | ^\s*File\ ".*",\ line\ \d+ | ^\s+\.\.\.\ \d+\ more
+    | ^\s*\#\d+\ +(?:0x[0-9a-f]+|\S+\ in\ ) | ^\s*from\ \S+:\d+ | ^\s*(?:E|>)\ {2,}
+    | ^\s*Caused\ by: | ^\s*Also: | ^\s*\^+\s*$ | ^\s*~+\^?~*\s*$ | ^\s*\|
+    | ^\s*[-+]\ ?\S | ^\s*(?:Expected|Actual|Received|expected|actual)\b
+    | ^\s*\(\S+\ [\d.\w-]+\)\ \S+:\d+ | ^\s*\S+\.\w{1,5}:\d+(?::\d+)?
+    | ^\s{2,}\S | ^\t\S
+    """,
+    re.VERBOSE,
+)
+
+
+def line_salience(line: str) -> float:
+    """How much one line says about a failure: 0 (nothing) to `SALIENCE_EXIT`.
+
+    Args:
+        line: One line, cleaned for display (no ANSI codes), without its newline.
+
+    Returns:
+        A score: a failing exit status or build verdict, a strong error (exception,
+        compiler error, failed test, fatal), an entry of a failure list, another error
+        line, an assertion detail or warning, or 0.
+
+    Example:
+        ```python
+        assert line_salience('The command "make test" exited with 2.') == SALIENCE_EXIT
+        assert line_salience("src/app.c:10:5: error: expected ';'") == SALIENCE_STRONG
+        assert line_salience("all good") == 0.0
+        ```
+    """
+    probe = line[:_MAX_LINE_FOR_CONFIRM]
+    stripped = probe.strip()
+    if not stripped:
+        return 0.0
+    if is_step_failure(probe):
+        return SALIENCE_EXIT
+    if _SUMMARY_VERDICT_RE.search(probe):
+        return SALIENCE_SUMMARY
+    if _ITEM_RE.search(probe) and not _BENIGN_ONLY(probe):
+        return SALIENCE_ITEM
+    if _STRONG_LINE_RE.search(probe) and not _BENIGN_ONLY(probe):
+        return SALIENCE_STRONG
+    if is_error_line(probe):
+        return SALIENCE_ERROR
+    if _DETAIL_RE.search(probe):
+        return SALIENCE_DETAIL
+    return 0.0
+
+
+def is_step_failure(line: str) -> bool:
+    """Whether a line ends a failed step: a failing exit status or a build's failure verdict.
+
+    Args:
+        line: One cleaned line.
+
+    Returns:
+        `True` for `exit code 2`, `The command "make" exited with 2.`, `BUILD FAILED`, ...
+
+    Example:
+        ```python
+        assert is_step_failure("Process finished with exit code 1")
+        assert not is_step_failure("Process finished with exit code 0")
+        ```
+    """
+    probe = line[:_MAX_LINE_FOR_CONFIRM]
+    status = _exit_code_in(probe)
+    return (status is not None and status != 0) or bool(_STEP_END_RE.search(probe))
+
+
+def _BENIGN_ONLY(line: str) -> bool:  # noqa: N802 - reads as a predicate in `line_salience`
+    """A strong word that only appears in a benign phrase (`0 errors`, `-Werror`)."""
+    if not _BENIGN_RE.search(line):
+        return False
+    rest = _BENIGN_RE.sub(" ", line)
+    return not (_STRONG_LINE_RE.search(rest) or _ITEM_RE.search(rest))
+
+
+def is_continuation_line(line: str) -> bool:
+    """Whether a line continues the report above it (stack frame, indented detail, diff).
+
+    Args:
+        line: One cleaned line.
+
+    Returns:
+        `True` for stack frames, `Caused by:`, pytest `E` lines, carets, diff lines and
+        indented lines.
+
+    Example:
+        ```python
+        assert is_continuation_line("    at com.acme.Main.run(Main.java:42)")
+        assert not is_continuation_line("Downloading foo-1.2.jar")
+        ```
+    """
+    return bool(_CONTINUATION_RE.search(line[:400]))
+
+
+def _exit_code_in(line: str) -> int | None:
+    for pattern in _EXIT_RES:
+        match = pattern.search(line)
+        if match:
+            try:
+                return int(match.group(1))
+            except ValueError:  # pragma: no cover - the patterns capture digits
+                return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ExitStatus:
+    """An exit status stated in command output.
+
+    Attributes:
+        code: The status (0 is success).
+        line_no: 1-based line where it is stated.
+        line_text: That line (cut to 2,000 characters).
+
+    Example:
+        ```python
+        status = find_exit_status("ok\nmake: *** [all] Error 2\n")
+        assert status is not None and status.code == 2
+        ```
+    """
+
+    code: int
+    line_no: int
+    line_text: str
+
+
+def find_exit_status(text: str, *, tail_chars: int = 64_000) -> ExitStatus | None:
+    """The last exit status stated in the last `tail_chars` characters of `text`.
+
+    Recognises `exit code N`, `exit status N`, `exited with N`, `Process finished with exit
+    code N`, `Process completed with exit code N`, `make: *** [...] Error N`, `returned
+    non-zero exit status N`, and a bare `exit: N` / `rc=N` line. A later failing status wins
+    over an earlier success only when it is the last one stated.
+
+    Args:
+        text: Command output.
+        tail_chars: How much of the end of `text` to search.
+
+    Returns:
+        The status, or `None` when none is stated.
+
+    Example:
+        ```python
+        assert find_exit_status("Process finished with exit code 0").code == 0
+        ```
+    """
+    start = max(0, len(text) - tail_chars)
+    region = text[start:]
+    lines = region.split("\n")
+    for back, line in enumerate(reversed(lines)):
+        if not line.strip():
+            continue
+        code = _exit_code_in(line)
+        if code is not None:
+            line_index = len(lines) - 1 - back
+            line_no = text.count("\n", 0, start) + line_index + 1
+            return ExitStatus(code=code, line_no=line_no, line_text=line.rstrip("\r")[:2_000])
+    return None

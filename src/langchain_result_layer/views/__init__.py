@@ -43,7 +43,11 @@ _SNIFF_THRESHOLD = 0.5
 
 
 def _register_builtin_views() -> None:
-    register_view(TextView())
+    from langchain_result_layer.views.command import CommandView  # noqa: PLC0415
+    from langchain_result_layer.views.rows import RowsView  # noqa: PLC0415
+
+    for view in (TextView(), RowsView(), CommandView()):
+        register_view(view)
 
 
 def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilder:

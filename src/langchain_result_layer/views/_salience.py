@@ -1,0 +1,482 @@
+"""Which lines of a long command output or log explain what happened.
+
+Every line gets a priority; a view shows the top-`k` lines for the largest `k` that fits its
+budget, so evidence is given up last and in a fixed order. Priorities come from
+
+- the line's own salience (`core.evidence.line_salience`): failing exit status and build
+  verdicts, exceptions and compiler errors, failure-list entries, other errors, assertion
+  details and warnings;
+- context: lines after an error that continue it (stack frames, `Caused by:`, indented
+  detail, diff lines) inherit a decaying share of its priority, and the lines just before it
+  a smaller one;
+- position: the last lines of a command's output (exit status, summary) and its first lines
+  (what ran) have a floor; errors inside the output of a step that failed (the lines between
+  a `$ command` prompt and the failure verdict that ends it) weigh more, and errors after the
+  last verdict (cleanup steps) less;
+- repetition: the third and later occurrences of the same error pattern weigh less, so one
+  error repeated a thousand times does not crowd out the others.
+
+Large inputs are analysed in full up to `FULL_ANALYSIS_CHARS`; beyond that the first and
+last parts are analysed in full and the middle is scanned for distinct error lines only.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from langchain_result_layer.core.evidence import (
+    SALIENCE_DETAIL,
+    SALIENCE_ERROR,
+    SALIENCE_EXIT,
+    SALIENCE_ITEM,
+    SALIENCE_SUMMARY,
+    find_error_lines,
+    is_continuation_line,
+    line_salience,
+    pattern_key,
+)
+from langchain_result_layer.core.normalize import clean_for_display
+
+__all__ = ["Analysis", "analyse", "windows_of"]
+
+FULL_ANALYSIS_CHARS = 16_000_000
+"""Inputs up to this size are analysed line by line in full."""
+
+_HEAD_PART_CHARS = 1_000_000
+_TAIL_PART_CHARS = 8_000_000
+_MIDDLE_HITS = 400
+
+_AFTER_SPAN = 60
+_BEFORE_SPAN = 3
+_CONT_DECAY = 0.98
+_PLAIN_DECAY = 0.8
+_BEFORE_DECAY = 0.55
+_TAIL_FLOOR = 6.5
+_TAIL_DECAY = 0.6
+_HEAD_FLOOR = 1.5
+_FAILED_STEP_BOOST = 1.4
+_AFTER_VERDICT_DAMP = 0.6
+_FIRST_ERROR_BOOST = 1.25
+_ITEM_REPEAT = 0.97
+_OTHER_REPEAT = 0.75
+_PRE_VERDICT_FLOOR = 6.0
+_PRE_VERDICT_LINES = 15
+_PRE_VERDICT_DECAY = 0.88
+_HEADER_SPAN = 40
+_HEADER_SHARE = 0.7
+_RECENCY_MIN = 0.55
+_GROUP_DIGITS_RE = re.compile(r"\d+")
+_STAMP_TOKEN_RE = re.compile(
+    r"^(?:[\d:.,/+\-TZ\[\]()]+|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$"
+)
+_LOG_RECORD_RE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\w{3} +\d+ \d\d:\d\d:\d\d|\[?\d\d:\d\d:\d\d[.,]\d"
+    r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE)\]?\s+[\w.$-]+:\s)"
+)
+_LOG_RECORD_DAMP = 0.65
+
+
+def _group_key(text: str) -> str:
+    """The first three words of a line after its timestamp; numbers folded, paths as `*`."""
+    words: list[str] = []
+    for token in text.split(None, 12):
+        if not words and _STAMP_TOKEN_RE.match(token):
+            continue  # timestamps and other leading numbers
+        words.append("*" if ("/" in token or "\\" in token) else _GROUP_DIGITS_RE.sub("0", token))
+        if len(words) == 3:
+            break
+    return " ".join(words)
+
+
+_PROMPT_RE = re.compile(r"^\s*(?:\$|>|#\#\[group\]Run|\+) \S")
+_NOISE_RE = re.compile(
+    r"^\s*(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
+    r"Receiving objects|Resolving deltas|remote: (?:Counting|Compressing)|\.{8,})"
+)
+
+
+@dataclass(slots=True)
+class Analysis:
+    """Line priorities of one text.
+
+    Attributes:
+        total_lines: Lines of the text (split on `\\n`).
+        texts: Display text (cleaned, no line ending) of every line that has a priority.
+        priority: Line number -> priority (only lines worth showing).
+        own: Line number -> the line's own salience (anchors only).
+        roles: Line number -> `exit`, `error`, `context`, `tail` or `head`.
+        error_lines: Line numbers of error anchors (salience >= error), in text order.
+        verdict_lines: Line numbers of failing exit statuses and build verdicts.
+        patterns: Distinct error patterns among `error_lines`.
+        partial: Whether the middle of a huge input was only scanned for distinct errors.
+    """
+
+    total_lines: int
+    texts: dict[int, str] = field(default_factory=dict)
+    priority: dict[int, float] = field(default_factory=dict)
+    own: dict[int, float] = field(default_factory=dict)
+    roles: dict[int, str] = field(default_factory=dict)
+    error_lines: list[int] = field(default_factory=list)
+    verdict_lines: list[int] = field(default_factory=list)
+    patterns: int = 0
+    partial: bool = False
+    raw_chars: int = 0
+    _ranked: list[int] | None = None
+    _regions: list[_Region] = field(default_factory=list)
+    _sparse: dict[int, tuple[int, int, str]] = field(default_factory=dict)
+
+    def _locate(self, line_no: int) -> tuple[_Region, int] | None:
+        for region in self._regions:
+            i = line_no - region.first_line
+            if 0 <= i < len(region.lines):
+                return region, i
+        return None
+
+    def text(self, line_no: int) -> str | None:
+        """Display text of a line, when the analysis holds it."""
+        where = self._locate(line_no)
+        if where is not None:
+            return where[0].lines[where[1]]
+        sparse = self._sparse.get(line_no)
+        return sparse[2] if sparse else None
+
+    def span(self, line_no: int) -> tuple[int, int] | None:
+        """Raw `[start, end)` offsets of a line (end includes its newline)."""
+        where = self._locate(line_no)
+        if where is not None:
+            region, i = where
+            return region.starts[i], region.starts[i + 1]
+        sparse = self._sparse.get(line_no)
+        return (sparse[0], sparse[1]) if sparse else None
+
+    def ranked(self) -> list[int]:
+        """Line numbers by priority, with diminishing returns for repeated kinds of lines.
+
+        Lines are taken greedily: a line whose group (its first words, numbers and paths
+        folded) is already represented counts for less each time, so a block of a hundred
+        similar lines does not crowd out everything else. Entries of failure lists decay
+        slowly (each failed test matters); other lines quickly after the second of a group.
+        Later lines come first on ties.
+        """
+        if self._ranked is not None:
+            return self._ranked
+        heap: list[tuple[float, int]] = [(-p, -ln) for ln, p in self.priority.items()]
+        heapq.heapify(heap)
+        taken: Counter[str] = Counter()
+        order: list[int] = []
+        while heap:
+            neg, neg_ln = heapq.heappop(heap)
+            ln = -neg_ln
+            role = self.roles.get(ln, "context")
+            if role in ("tail", "head", "exit"):
+                order.append(ln)
+                continue
+            key = _group_key(self.texts.get(ln, ""))
+            n = taken[key]
+            item = self.own.get(ln) == SALIENCE_ITEM
+            factor = (_ITEM_REPEAT**max(0, n - 5)) if item else (_OTHER_REPEAT**max(0, n - 2))
+            value = self.priority[ln] * factor
+            if value < -neg - 1e-9 and heap and value < -heap[0][0] - 1e-9:
+                heapq.heappush(heap, (-value, neg_ln))
+                continue
+            taken[key] += 1
+            order.append(ln)
+        self._ranked = order
+        return order
+
+    @property
+    def first_error(self) -> int | None:
+        """Line of the first error anchor."""
+        return self.error_lines[0] if self.error_lines else None
+
+    @property
+    def last_error(self) -> int | None:
+        """Line of the last error anchor."""
+        return self.error_lines[-1] if self.error_lines else None
+
+
+@dataclass(slots=True)
+class _Region:
+    first_line: int
+    lines: list[str]
+    starts: list[int]
+    """Raw offset of each line's first character, plus the region's end offset."""
+
+
+def _split_region(raw: str, start: int, end: int, first_line: int, drop_last_empty: bool) -> _Region:
+    part = raw[start:end]
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in clean_for_display(part).split("\n")]
+    raw_lines = part.split("\n")
+    if drop_last_empty and lines and lines[-1] == "" and raw_lines[-1] == "":
+        lines.pop()
+        raw_lines.pop()
+    starts = [start]
+    pos = start
+    for line in raw_lines:
+        pos += len(line) + 1
+        starts.append(min(pos, end))
+    return _Region(first_line=first_line, lines=lines, starts=starts)
+
+
+def _regions(raw: str) -> tuple[list[_Region], int, tuple[int, int] | None]:
+    """Split the text into analysed regions (all of it, or head + tail of a huge text).
+
+    Returns the regions, the number of lines, and for a huge text the raw character range
+    of the middle that is only scanned.
+    """
+    n = len(raw)
+    if n <= FULL_ANALYSIS_CHARS:
+        region = _split_region(raw, 0, n, 1, drop_last_empty=True)
+        return [region], len(region.lines), None
+    head_end = raw.rfind("\n", 0, _HEAD_PART_CHARS) + 1
+    tail_start = raw.find("\n", n - _TAIL_PART_CHARS) + 1
+    head = _split_region(raw, 0, head_end, 1, drop_last_empty=True)
+    tail_first = raw.count("\n", 0, tail_start) + 1
+    tail = _split_region(raw, tail_start, n, tail_first, drop_last_empty=True)
+    total = tail_first + len(tail.lines) - 1
+    return [head, tail], total, (head_end, tail_start)
+
+
+def analyse(raw: str, *, is_error: bool = False) -> Analysis:
+    """Give every line worth showing a priority.
+
+    Args:
+        raw: The raw text.
+        is_error: The tool reported an error (the tail then weighs more).
+
+    Returns:
+        The analysis.
+
+    Example:
+        ```python
+        a = analyse("step 1\\nok\\nerror: disk full\\n  at x\\ndone\\n")
+        assert a.ranked()[0] in (3, 5)
+        ```
+    """
+    regions, total, middle = _regions(raw)
+    result = Analysis(
+        total_lines=total, partial=middle is not None, raw_chars=len(raw), _regions=regions
+    )
+    if total == 0:
+        return result
+    texts: dict[int, str] = {}
+    own: dict[int, float] = {}
+    prompts: list[int] = []
+    for region in regions:
+        for i, text in enumerate(region.lines):
+            line_no = region.first_line + i
+            if not text or _NOISE_RE.match(text):
+                continue
+            score = line_salience(text)
+            if score:
+                own[line_no] = score
+                texts[line_no] = text
+            elif _PROMPT_RE.match(text):
+                prompts.append(line_no)
+    if middle is not None:
+        # Distinct errors from the middle that was not analysed line by line.
+        for hit in find_error_lines(raw, start=middle[0], end=middle[1], limit=_MIDDLE_HITS):
+            text = clean_for_display(hit.line_text).rstrip("\r")
+            score = line_salience(text) or SALIENCE_ERROR
+            own[hit.line_no] = score
+            texts[hit.line_no] = text
+            result._sparse[hit.line_no] = (hit.start, hit.end, text)
+
+    text_at = result.text
+
+    verdicts = sorted(ln for ln, s in own.items() if s >= SALIENCE_EXIT)
+    result.verdict_lines = verdicts
+
+    # Steps that failed: from the last prompt before a verdict to the verdict.
+    failed_spans: list[tuple[int, int]] = []
+    for v in verdicts:
+        before = [p for p in prompts if p < v]
+        start = before[-1] if before and v - before[-1] <= 5_000 else max(1, v - 400)
+        failed_spans.append((start, v))
+    last_verdict = verdicts[-1] if verdicts else None
+    tail_zone = _tail_zone(regions[-1], total)
+
+    # Position adjustments of the anchors (repetition is handled when ranking).
+    seen: set[str] = set()
+    anchor: dict[int, float] = {}
+    first_strong_done = False
+    for line_no in sorted(own):
+        score = own[line_no]
+        is_error_anchor = SALIENCE_ERROR <= score < SALIENCE_EXIT
+        if is_error_anchor:
+            seen.add(pattern_key(texts[line_no]))
+        if score < SALIENCE_EXIT:
+            # Failures are reported near the end: later errors weigh more.
+            score *= _RECENCY_MIN + (1 - _RECENCY_MIN) * (line_no / total) ** 2
+            # A program's own log records (timestamped, `LEVEL logger:`) weigh less than a
+            # runner's report, unless they are fatal.
+            if score < SALIENCE_SUMMARY and _LOG_RECORD_RE.match(texts[line_no]):
+                score *= _LOG_RECORD_DAMP
+        if any(a <= line_no <= b for a, b in failed_spans):
+            score *= _FAILED_STEP_BOOST
+        elif last_verdict is not None and line_no > last_verdict and line_no < tail_zone:
+            score *= _AFTER_VERDICT_DAMP
+        if not first_strong_done and is_error_anchor:
+            score = max(score, own[line_no]) * _FIRST_ERROR_BOOST
+            first_strong_done = True
+        anchor[line_no] = score
+    result.patterns = len(seen)
+    result.error_lines = sorted(
+        ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT
+    )
+
+    priority: dict[int, float] = {}
+    roles: dict[int, str] = {}
+
+    def offer(line_no: int, value: float, role: str) -> None:
+        if value > priority.get(line_no, 0.0):
+            priority[line_no] = value
+            roles[line_no] = role
+
+    for line_no, score in anchor.items():
+        role = "exit" if own[line_no] >= SALIENCE_EXIT else (
+            "error" if own[line_no] >= SALIENCE_ERROR else "detail"
+        )
+        offer(line_no, score, role)
+        if own[line_no] < SALIENCE_DETAIL:
+            continue
+        # Context after: continuation lines keep most of the weight.
+        value = score
+        plain_run = 0
+        blank_run = 0
+        for d in range(1, _AFTER_SPAN + 1):
+            ln = line_no + d
+            text = text_at(ln)
+            if text is None:
+                break
+            if not text.strip():
+                blank_run += 1
+                if blank_run > 1:
+                    break
+                value *= _PLAIN_DECAY
+                continue
+            blank_run = 0
+            if is_continuation_line(text):
+                value *= _CONT_DECAY
+                plain_run = 0
+            else:
+                value *= _PLAIN_DECAY
+                plain_run += 1
+                if plain_run > 3:
+                    break
+            if ln in own and own[ln] >= SALIENCE_ERROR:
+                break  # the next anchor carries its own weight
+            texts.setdefault(ln, text)
+            offer(ln, value, "context")
+        # The header of an indented report (`standard: ...` above its indented errors).
+        text0 = texts.get(line_no) or text_at(line_no) or ""
+        if text0[:1] in (" ", "\t"):
+            for ln in range(line_no - 1, max(0, line_no - _HEADER_SPAN), -1):
+                text = text_at(ln)
+                if text is None:
+                    break
+                if not text.strip() or text[:1] in (" ", "\t"):
+                    continue
+                texts.setdefault(ln, text)
+                offer(ln, score * _HEADER_SHARE, "context")
+                break
+        # Context before.
+        value = score
+        for d in range(1, _BEFORE_SPAN + 1):
+            ln = line_no - d
+            text = text_at(ln)
+            if text is None or not text.strip():
+                break
+            value *= _BEFORE_DECAY
+            texts.setdefault(ln, text)
+            offer(ln, value, "context")
+
+    # The last output of a failed step, just before its verdict.
+    for v in verdicts:
+        rank = 0
+        for line_no in range(v - 1, max(0, v - 60), -1):
+            text = text_at(line_no)
+            if text is None:
+                break
+            if not text.strip() or _NOISE_RE.match(text):
+                continue
+            if own.get(line_no, 0.0) >= SALIENCE_EXIT:
+                break
+            texts.setdefault(line_no, text)
+            offer(line_no, _PRE_VERDICT_FLOOR * (_PRE_VERDICT_DECAY**rank), "context")
+            rank += 1
+            if rank >= _PRE_VERDICT_LINES:
+                break
+
+    # The tail: the last non-blank lines always have a floor.
+    floor = _TAIL_FLOOR * (1.3 if is_error else 1.0)
+    rank = 0
+    for line_no in range(total, max(0, total - 400), -1):
+        text = text_at(line_no)
+        if text is None:
+            break
+        if not text.strip() or _NOISE_RE.match(text):
+            continue
+        value = floor * (_TAIL_DECAY**rank)
+        if value < 0.3:
+            break
+        texts.setdefault(line_no, text)
+        offer(line_no, value, "tail")
+        rank += 1
+    # The head: what ran.
+    rank = 0
+    for line_no in range(1, min(total, 40) + 1):
+        text = text_at(line_no)
+        if text is None:
+            break
+        if not text.strip() or _NOISE_RE.match(text):
+            continue
+        texts.setdefault(line_no, text)
+        offer(line_no, _HEAD_FLOOR * (0.7**rank), "head")
+        rank += 1
+        if rank >= 3:
+            break
+
+    result.texts = {ln: texts[ln] for ln in priority}
+    result.priority = priority
+    result.own = own
+    result.roles = roles
+    return result
+
+
+def _tail_zone(region: _Region, total: int) -> int:
+    """First line of the closing part (the last 30 non-blank lines)."""
+    count = 0
+    for i in range(len(region.lines) - 1, -1, -1):
+        if region.lines[i].strip():
+            count += 1
+            if count >= 30:
+                return region.first_line + i
+    return region.first_line
+
+
+def windows_of(lines: Iterable[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive line numbers.
+
+    Args:
+        lines: Line numbers (any order, duplicates allowed).
+
+    Returns:
+        `(first, last)` pairs in order.
+
+    Example:
+        ```python
+        assert windows_of([5, 1, 2, 3, 7]) == [(1, 3), (5, 5), (7, 7)]
+        ```
+    """
+    out: list[tuple[int, int]] = []
+    for ln in sorted(set(lines)):
+        if out and ln == out[-1][1] + 1:
+            out[-1] = (out[-1][0], ln)
+        else:
+            out.append((ln, ln))
+    return out

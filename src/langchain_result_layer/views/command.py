@@ -1,0 +1,371 @@
+"""The command view: exit status first, then the lines that explain it.
+
+Shell commands, builds and test runs put their verdict at the end and their cause anywhere.
+The view states the exit status (parsed from `exit code N`, `exited with N`, `Process
+finished with exit code N`, `make: *** [...] Error N`, ...) before anything else, then shows
+the highest-priority lines (see `_salience`): the failure verdicts, the errors with their
+stack frames and details, the tail and the command that ran, in windows of consecutive lines
+with their line numbers, and references to the first and last errors.
+
+Example:
+    ```python
+    from langchain_result_layer.views.command import CommandView
+
+    view = CommandView()
+    assert view.sniff("compiling...\\nmake: *** [all] Error 2\\n") > 0.5
+    ```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from langchain_result_layer.core.evidence import ExitStatus, find_exit_status
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import Fence, format_line_ranges, plural
+from langchain_result_layer.core.view import ResultView
+from langchain_result_layer.views._layout import (
+    OBSERVATIONS_TITLE,
+    Layout,
+    Section,
+    footer_text,
+    header_text,
+    largest_fitting,
+    minimal_text,
+    new_fence,
+    stamp_view,
+)
+from langchain_result_layer.views._lines import (
+    LineLimits,
+    error_reference,
+    omitted_line_ranges,
+    select_lines,
+    window_items,
+    window_sections,
+)
+from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+from langchain_result_layer.views.text import TextView, utf8_length
+
+__all__ = ["CommandView", "finish_line_layout", "render_line_evidence"]
+
+_SNIFF_TAIL = 4_000
+_SNIFF_HEAD = 2_000
+_MAX_RANKED = 4_000
+_TEXT_FALLBACK = TextView()
+
+
+@dataclass(slots=True)
+class _LinesData:
+    analysis: Analysis
+    exit: ExitStatus | None
+
+
+def _as_text(payload: object) -> Prepared:
+    return _TEXT_FALLBACK.prepare(payload)
+
+
+def _line_limits(ctx: ViewContext, sample: str) -> LineLimits:
+    tokens = max(1, ctx.counter.count(sample)) if sample else 1
+    ratio = max(1.0, len(sample) / tokens) if sample else 3.5
+    body = min(ctx.budget.chars, int(ctx.budget.tokens * ratio))
+    normal = max(160, min(500, body // 14))
+    error = max(normal, int(body * 0.25))
+    anchor = max(error, int(body * 0.45))
+    return LineLimits(normal=normal, error=error, anchor=anchor, anchors=3)
+
+
+def _guess_k(analysis: Analysis, ranked: list[int], ctx: ViewContext, reserve_tokens: int) -> int:
+    """Lines that roughly fit (a first probe only)."""
+    if not ranked:
+        return 0
+    sample_lines = [analysis.text(ln) or "" for ln in ranked[:60]]
+    sample = "\n".join(sample_lines)
+    tokens = max(1, ctx.counter.count(sample))
+    per_line = (tokens + 6 * len(sample_lines) * 0.3) / len(sample_lines)
+    room = ctx.budget.tokens - reserve_tokens
+    per_line_chars = len(sample) / len(sample_lines) + 1
+    room_chars = ctx.budget.chars - reserve_tokens * 4
+    return max(0, int(min(room / per_line, room_chars / per_line_chars) * 0.9))
+
+
+def render_line_evidence(
+    *,
+    analysis: Analysis,
+    ctx: ViewContext,
+    build_view: Callable[[list[dict[str, object]]], ResultView],
+    compose: Callable[[ResultView, Fence], Layout],
+    extra_parts: list[str],
+    reserve_tokens: int,
+) -> tuple[str, ResultView] | None:
+    """Fit the most lines (by priority) that the budget allows; shared by command and log views.
+
+    Args:
+        analysis: Line priorities.
+        ctx: The view context.
+        build_view: Makes the `ResultView` for the shown windows.
+        compose: Makes the layout from the view (the text is rendered from it).
+        extra_parts: Other data texts shown inside the fence (for the nonce choice).
+        reserve_tokens: Estimated tokens taken by everything but the lines.
+
+    Returns:
+        The text and its view, or `None` when not even the facts fit.
+    """
+    ranked = analysis.ranked()[:_MAX_RANKED]
+    sample = "\n".join((analysis.text(ln) or "") for ln in ranked[:60])
+    limits = _line_limits(ctx, sample)
+    fence = new_fence((analysis.text(ln) or "" for ln in ranked), extra_parts)
+    views: dict[int, ResultView] = {}
+
+    def build(k: int) -> str:
+        lines = select_lines(analysis, ranked, k)
+        items = window_items(analysis, lines, ranked, limits)
+        view = build_view(items)
+        views[k] = view
+        return compose(view, fence).render(fence)
+
+    guess = _guess_k(analysis, ranked, ctx, reserve_tokens)
+    chosen = largest_fitting(
+        build, lo=0, hi=len(ranked), budget=ctx.budget, counter=ctx.counter, guess=guess
+    )
+    if chosen is None:
+        return None
+    k, text = chosen
+    return text, views[k]
+
+
+class CommandView(ResultViewBuilder):
+    """Exit status first, tail-weighted, with windows around the errors.
+
+    Example:
+        ```python
+        from langchain_result_layer.views import choose_view
+
+        out = "$ pytest\\n" + "ok\\n" * 5000 + "FAILED test_x.py::test_y\\nexit code 1\\n"
+        assert choose_view(out).kind == "command"
+        ```
+    """
+
+    kind: ClassVar[str] = "command"
+
+    def sniff(self, payload: object) -> float:
+        """A stated exit status near the end, or a shell prompt at the start."""
+        if not isinstance(payload, str) or not payload:
+            return 0.0
+        tail = payload[-_SNIFF_TAIL:]
+        if find_exit_status(tail, tail_chars=_SNIFF_TAIL) is not None:
+            return 0.75
+        head = payload[:_SNIFF_HEAD].lstrip()
+        if head.startswith(("$ ", "+ ", "> ")):
+            return 0.6
+        return 0.0
+
+    def prepare(self, payload: object) -> Prepared:
+        """Keep text as it is (anything else as JSON); analyse it once."""
+        prepared = _as_text(payload)
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
+            "utf-8", "replace"
+        )
+        prepared.data = _LinesData(analysis=analyse(raw), exit=find_exit_status(raw))
+        return prepared
+
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """Exit status, then as many evidence lines as fit, then omissions and references."""
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
+            "utf-8", "replace"
+        )
+        data = prepared.data
+        if not isinstance(data, _LinesData):
+            data = _LinesData(analysis=analyse(raw, is_error=ctx.is_error), exit=find_exit_status(raw))
+        analysis = data.analysis
+        summary = _command_summary(analysis, data.exit, raw)
+
+        def build_view(items: list[dict[str, object]]) -> ResultView:
+            return self._view(ctx, analysis, summary, items, raw)
+
+        fitted = render_line_evidence(
+            analysis=analysis,
+            ctx=ctx,
+            build_view=build_view,
+            compose=lambda v, fence: self._compose(v, ctx, fence),
+            extra_parts=[],
+            reserve_tokens=180,
+        )
+        if fitted is None:
+            facts = f"{plural(analysis.total_lines, 'line')}"
+            if data.exit is not None:
+                facts = f"exit status {data.exit.code}; {facts}"
+            text = minimal_text(ctx, facts)
+            view = build_view([])
+            return Rendered(content=text, view=stamp_view(view, text, ctx))
+        text, view = fitted
+        return Rendered(content=text, view=stamp_view(view, text, ctx))
+
+    # ------------------------------------------------------------------ record and layout
+
+    def _view(
+        self,
+        ctx: ViewContext,
+        analysis: Analysis,
+        summary: dict[str, Any],
+        items: list[dict[str, object]],
+        raw: str,
+    ) -> ResultView:
+        omitted = omitted_line_ranges(analysis, items)
+        references: dict[str, str] = {}
+        base = ctx.reference
+        if base is not None:
+            references["all"] = str(base)
+            if analysis.first_error is not None:
+                references["first_error"] = str(
+                    error_reference(base, analysis.first_error, analysis.total_lines)
+                )
+            if analysis.last_error is not None and analysis.last_error != analysis.first_error:
+                references["last_error"] = str(
+                    error_reference(base, analysis.last_error, analysis.total_lines)
+                )
+            if omitted:
+                gap = max(omitted, key=lambda r: r.lines)
+                end = min(gap.end_line, gap.start_line + 199)
+                references["next"] = str(base.with_lines(gap.start_line, end))
+        shown = sum(int(i["end_line"]) - int(i["start_line"]) + 1 for i in items)  # type: ignore[call-overload]
+        observations: list[str] = []
+        first = analysis.first_error
+        if first is not None and items:
+            in_view = any(
+                int(i["start_line"]) <= first <= int(i["end_line"])  # type: ignore[call-overload]
+                for i in items
+            )
+            if not in_view:
+                observations.append(
+                    f"The first error line (line {first:,}) is not shown; the first error is "
+                    "often the cause of later ones."
+                )
+        return ResultView(
+            kind=self.kind,
+            summary=dict(summary),
+            items=items,
+            total=analysis.total_lines,
+            unit="lines",
+            shown=shown,
+            observations=observations,
+            references=references,
+            omitted=omitted,
+            truncated=bool(omitted) or any(i.get("clipped") for i in items),
+            original_chars=len(raw),
+            original_lines=analysis.total_lines,
+            original_bytes=utf8_length(raw),
+            normalised=True,
+        )
+
+    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+        s = view.summary
+        facts = _facts_phrase(s)
+        windows = [i for i in view.items if i.get("type") == "window"]
+        shown_lines = view.shown
+        shown = (
+            f"{plural(len(windows), 'window')} of {plural(shown_lines, 'line')}"
+            if windows
+            else "no lines"
+        )
+        header = header_text(ctx, self.kind, facts, shown)
+        sections = window_sections(view.items, fence)
+        return finish_line_layout(header, sections, view, ctx)
+
+
+def _facts_phrase(s: dict[str, Any]) -> str:
+    parts: list[str] = []
+    code = s.get("exit_status")
+    if code is not None:
+        parts.append(f"exit status {code} (line {int(s['exit_status_line']):,})")
+    else:
+        parts.append("no exit status stated")
+    parts.append(f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}")
+    errors = int(s.get("error_lines", 0))
+    if errors:
+        parts.append(
+            f"{plural(errors, 'error line')} ({plural(int(s['error_patterns']), 'pattern')}), "
+            f"first at line {int(s['first_error']):,}, last at line {int(s['last_error']):,}"
+        )
+    else:
+        parts.append("no error lines recognised")
+    if s.get("partial_scan"):
+        parts.append("middle scanned for distinct errors only")
+    return "; ".join(parts)
+
+
+def _command_summary(analysis: Analysis, status: ExitStatus | None, raw: str) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        "lines": analysis.total_lines,
+        "chars": len(raw),
+        "exit_status": status.code if status else None,
+        "exit_status_line": status.line_no if status else None,
+        "error_lines": len(analysis.error_lines),
+        "error_patterns": analysis.patterns,
+        "first_error": analysis.first_error,
+        "last_error": analysis.last_error,
+        "verdict_lines": len(analysis.verdict_lines),
+        "partial_scan": analysis.partial,
+    }
+    headline = []
+    if status is not None:
+        headline.append(f"exit status {status.code}")
+    headline.append(plural(analysis.total_lines, "line"))
+    if analysis.error_lines:
+        headline.append(plural(len(analysis.error_lines), "error line"))
+    summary["headline"] = "command output: " + ", ".join(headline)
+    return summary
+
+
+def finish_line_layout(
+    header: str, sections: list[Section], view: ResultView, ctx: ViewContext
+) -> Layout:
+    """Observations, omissions and references after the windows (shared with the log view).
+
+    Args:
+        header: The header line.
+        sections: Sections so far.
+        view: The view record.
+        ctx: The view context.
+
+    Returns:
+        The layout.
+    """
+    if view.observations:
+        sections.append(
+            Section(title=OBSERVATIONS_TITLE, lines=[f"- {o}" for o in view.observations])
+        )
+    omitted = view.omitted
+    omitted_text: str | None = None
+    if omitted:
+        chars = sum(r.chars for r in omitted)
+        lines = sum(r.lines for r in omitted)
+        omitted_text = (
+            f"{plural(lines, 'line')} of {view.original_lines:,} ({plural(chars, 'char')}): "
+            f"{format_line_ranges(omitted, limit=3)}"
+        )
+    clipped = sum(len(i.get("clipped") or {}) for i in view.items)  # type: ignore[arg-type]
+    if clipped:
+        extra = f"the ends of {plural(clipped, 'long line')} (marked)"
+        omitted_text = f"{omitted_text}; {extra}" if omitted_text else extra
+    refs: list[tuple[str, Reference | str]] = []
+    shown = [
+        (int(i["start_line"]), int(i["end_line"]))  # type: ignore[call-overload]
+        for i in view.items
+        if i.get("type") == "window"
+    ]
+    summary = view.summary
+    for key, line_key, label in (
+        ("first_error", "first_error", "First error"),
+        ("last_error", "last_error", "Last error"),
+    ):
+        line = summary.get(line_key)
+        visible = isinstance(line, int) and any(a <= line <= b for a, b in shown)
+        if key in view.references and not visible:
+            refs.append((label, view.references[key]))
+    if not refs and "next" in view.references:
+        refs.append(("Read more", view.references["next"]))
+    footer = footer_text(ctx, omitted=omitted_text, references=refs)
+    return Layout(header=header, sections=sections, footer=footer)
