@@ -306,6 +306,9 @@ class SQLResultStore:
         self._serial: threading.Lock | None = (
             threading.Lock() if _is_memory_sqlite(self.engine) else None
         )
+        # PostgreSQL writes the audit row in the read's own transaction (one commit per read);
+        # SQLite reads stay lock-free and audit in a short write transaction after the read.
+        self._audit_inline = self.dialect != "sqlite"
         if self.dialect == "sqlite":
             _install_sqlite_hooks(self.engine, wal=not _is_memory_sqlite(self.engine))
         self._ready = threading.Event()
@@ -567,9 +570,14 @@ class SQLResultStore:
 
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
         """Metadata of a record (audited; raises `RecordNotAccessibleError`)."""
-        with self._connection(write=False) as conn:
+        inline = self._audit_inline
+        with self._connection(write=inline) as conn:
             found = self._checked(conn, record_id, principal)
-        self._audit(principal, str(record_id), "info", "", found is not None)
+            if inline:
+                ok = found is not None
+                self._audit_rows(conn, [(self._clock(), principal, str(record_id), "info", "", ok)])
+        if not inline:
+            self._audit(principal, str(record_id), "info", "", found is not None)
         if found is None:
             raise RecordNotAccessibleError(str(record_id))
         return found[0]
@@ -596,7 +604,8 @@ class SQLResultStore:
             raise ValueError(msg)
         rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
         result: ReadResult | None = None
-        with self._connection(write=False) as conn:
+        inline = self._audit_inline
+        with self._connection(write=inline) as conn:
             found = self._checked(conn, record_id, principal)
             if found is not None:
                 meta, codec = found
@@ -610,7 +619,11 @@ class SQLResultStore:
                 )
                 self.stats.add(source.rows, 0)
                 result = read_result(meta, part, line_mode=line_mode)
-        self._audit(principal, str(record_id), "read", rng, result is not None)
+            if inline:
+                entry = (self._clock(), principal, str(record_id), "read", rng, result is not None)
+                self._audit_rows(conn, [entry])
+        if not inline:
+            self._audit(principal, str(record_id), "read", rng, result is not None)
         if result is None:
             raise RecordNotAccessibleError(str(record_id))
         return result
