@@ -25,8 +25,28 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_URL = os.environ.get("LRL_POSTGRES_URL")
 
 BACKENDS = ["memory", "sqlite_file", "sqlite_memory", "postgres", "langgraph_memory",
-            "langgraph_sqlite"]
+            "langgraph_sqlite", "langgraph_postgres"]
 SQL_BACKENDS = ["sqlite_file", "postgres"]
+POSTGRES_BACKENDS = {"postgres", "langgraph_postgres"}
+
+
+def backend_params(names: list[str]) -> list[Any]:
+    """`pytest.param`s, PostgreSQL ones marked `postgres`."""
+    return [
+        pytest.param(n, marks=pytest.mark.postgres) if n in POSTGRES_BACKENDS else n
+        for n in names
+    ]
+
+
+def require_module(name: str, package: str) -> None:
+    """Import `name` or skip (fail in CI, where the test extras are installed)."""
+    try:
+        __import__(name)
+    except ImportError:
+        msg = f"{package} is not installed"
+        if IN_CI:
+            pytest.fail(msg)
+        pytest.skip(msg)
 
 _pg_checked: dict[str, str | None] = {}
 
@@ -91,6 +111,8 @@ def make_store(name: str, tmp_path: Path, **options: Any) -> tuple[Any, Callable
     if name == "langgraph_sqlite":
         import sqlite3
 
+        require_module("langgraph.store.sqlite", "langgraph-checkpoint-sqlite")
+
         from langgraph.store.sqlite import SqliteStore
 
         conn = sqlite3.connect(tmp_path / "lg.db", check_same_thread=False,
@@ -98,6 +120,27 @@ def make_store(name: str, tmp_path: Path, **options: Any) -> tuple[Any, Callable
         lg = SqliteStore(conn)
         lg.setup()
         return LangGraphResultStore(lg, **options), conn.close
+    if name == "langgraph_postgres":
+        url = require_postgres()
+        require_module("langgraph.store.postgres", "langgraph-checkpoint-postgres")
+        from langgraph.store.postgres import PostgresStore
+        from psycopg import Connection
+        from psycopg.rows import dict_row
+
+        plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
+        pg_conn = Connection.connect(plain, autocommit=True, prepare_threshold=0,
+                                     row_factory=dict_row)
+        pg_store = PostgresStore(pg_conn)
+        pg_store.setup()
+        label = f"lrl_test_{secrets.token_hex(4)}"
+
+        def cleanup_pg() -> None:
+            try:
+                pg_conn.execute("DELETE FROM store WHERE prefix LIKE %s", (label + "%",))
+            finally:
+                pg_conn.close()
+
+        return LangGraphResultStore(pg_store, namespace=(label,), **options), cleanup_pg
     raise ValueError(name)
 
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from tests.stores._backends import BACKENDS, SQL_BACKENDS, make_store
+from tests.stores._backends import BACKENDS, SQL_BACKENDS, backend_params, make_store
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=backend_params(BACKENDS))
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """One fresh store per backend."""
     s, cleanup = make_store(request.param, tmp_path)
@@ -19,7 +19,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         cleanup()
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=backend_params(BACKENDS))
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Any]]:
     """Builds stores of one backend with options (each in its own directory/prefix)."""
     cleanups: list[Callable[[], None]] = []
@@ -41,7 +41,7 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ca
             c()
 
 
-@pytest.fixture(params=SQL_BACKENDS)
+@pytest.fixture(params=backend_params(SQL_BACKENDS))
 def sql_store_factory(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[Callable[..., Any]]:
