@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_table(console: Any, title: str, turns: list[Any], window: int) -> None:
-    header = ["call", "request tokens", "% window", "views", "placeholders", "fetches", "model did"]
+    header = ["call", "tokens", "window", "views", "cleared", "fetched", "model then called"]
     rows = [
         [
             str(t.call),
@@ -109,16 +109,22 @@ def _print_table(console: Any, title: str, turns: list[Any], window: int) -> Non
             str(t.truncated_views),
             str(t.placeholders),
             str(t.fetches),
-            "; ".join(t.actions)[:90],
+            ", ".join(t.actions),
         ]
         for t in turns
     ]
     if console is not None:
         from rich.table import Table  # noqa: PLC0415
 
-        table = Table(title=title)
-        for name in header:
-            table.add_column(name, overflow="fold")
+        table = Table(title=title, title_justify="left")
+        for i, name in enumerate(header):
+            last = i == len(header) - 1
+            table.add_column(
+                name,
+                overflow="fold" if last else "ignore",
+                no_wrap=not last,
+                justify="left" if last else "right",
+            )
         for row in rows:
             table.add_row(*row)
         console.print(table)

@@ -211,12 +211,21 @@ def _stats(
             elif marker.get("truncated"):
                 stats.truncated_views += 1
         if i < len(answers):
-            stats.actions = [
-                f"{c['name']}({', '.join(f'{k}={str(v)[:40]!r}' for k, v in c['args'].items())})"
-                for c in answers[i].tool_calls
-            ] or ["final answer"]
+            stats.actions = [_short_call(c) for c in answers[i].tool_calls] or ["answer"]
         out.append(stats)
     return out
+
+
+def _short_call(tool_call: Any) -> str:
+    args = tool_call.get("args") or {}
+    first = next(iter(args.values()), "")
+    text = str(first)
+    if tool_call.get("name") == "fetch_tool_result" and "?" in text:
+        text = "…?" + text.split("?", 1)[1]
+    elif tool_call.get("name") == "fetch_tool_result":
+        text = "…/" + text.rsplit("/", 1)[-1]
+    text = text if len(text) <= 28 else text[:27] + "…"
+    return f"{tool_call.get('name')}({text})" if args else f"{tool_call.get('name')}()"
 
 
 def _run_agent(
