@@ -124,7 +124,13 @@ def test_clears_tool_inputs_when_results_are_not_enough() -> None:
     records = [MessageRecord(role="human", tokens=10)]
     for k in range(6):
         records.append(
-            MessageRecord(role="ai", tokens=800, call_ids=(f"c{k}",), clearable_call_ids=(f"c{k}",))
+            MessageRecord(
+                role="ai",
+                tokens=800,
+                call_ids=(f"c{k}",),
+                clearable_call_ids=(f"c{k}",),
+                clearable_args_tokens=760,
+            )
         )
         records.append(
             MessageRecord(role="tool", tokens=100, tool_call_id=f"c{k}", tool_name="edit")
@@ -209,12 +215,14 @@ def scenarios(
         ids = tuple(f"c{call + k}" for k in range(width))
         call += width
         clearable = tuple(c for c in ids if draw(st.booleans()))
+        ai_tokens = draw(st.integers(5, 1_500))
         records.append(
             MessageRecord(
                 role="ai",
-                tokens=draw(st.integers(5, 1_500)),
+                tokens=ai_tokens,
                 call_ids=ids,
                 clearable_call_ids=clearable,
+                clearable_args_tokens=draw(st.integers(0, ai_tokens)) if clearable else 0,
             )
         )
         for c in ids:
@@ -322,6 +330,7 @@ def test_plan_invariants(
     for i, ids in plan.clear_args.items():
         assert limits.clear_tool_inputs
         assert set(ids) <= set(records[i].clearable_call_ids) & eligible
+        assert records[i].clearable_args_tokens >= limits.min_args_tokens
 
     # Stage 1 is a prefix of the candidate order (successes before errors, oldest first).
     stage1 = [i for i in plan.clear if i not in plan.relaxed and i not in plan.unsaved_cleared]
@@ -368,6 +377,7 @@ def test_applying_the_plan_is_stable(
                     r,
                     tokens=cleared_args(i, ids),
                     clearable_call_ids=tuple(c for c in r.clearable_call_ids if c not in ids),
+                    clearable_args_tokens=0,
                 )
             )
         else:

@@ -43,6 +43,7 @@ from langchain_core.messages import (
 from langchain_result_layer.core.guard import MessageRecord, Role
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.tokens import TokenCounter
+from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.pipeline import META_KEY
 
 __all__ = [
@@ -317,27 +318,36 @@ class RequestCounter:
     def _measure(self, message: BaseMessage) -> MessageInfo:
         self.misses += 1
         role = _role(message)
-        tokens = MESSAGE_OVERHEAD + self.content_tokens(message.content)
+        marker = layer_marker(message)
+        content_tokens: int | None = None
+        if isinstance(message, ToolMessage):
+            content_tokens = self._known_content_tokens(message, marker)
+        if content_tokens is None:
+            content_tokens = self.content_tokens(message.content)
+        tokens = MESSAGE_OVERHEAD + content_tokens
         if message.name:
             tokens += 1 + self.counter.count(message.name)
-        marker = layer_marker(message)
         if isinstance(message, AIMessage):
             call_ids: list[str] = []
             clearable: list[str] = []
+            clearable_tokens = 0
             cleared_inputs = set(marker.get("cleared_tool_inputs") or ())
             for call in message.tool_calls:
                 call_id = call.get("id") or ""
                 args = call.get("args")
+                args_tokens = self.counter.count(compact_json(args))
                 tokens += CALL_OVERHEAD + self.counter.count(call.get("name") or "")
-                tokens += self.counter.count(call_id) + self.counter.count(compact_json(args))
+                tokens += self.counter.count(call_id) + args_tokens
                 call_ids.append(call_id)
                 if args and call_id and call_id not in cleared_inputs:
                     clearable.append(call_id)
+                    clearable_tokens += args_tokens
             record = MessageRecord(
                 role=role,
                 tokens=tokens,
                 call_ids=tuple(call_ids),
                 clearable_call_ids=tuple(clearable),
+                clearable_args_tokens=clearable_tokens,
             )
             return MessageInfo(record=record, message_id=message.id)
         if isinstance(message, ToolMessage):
@@ -352,6 +362,38 @@ class RequestCounter:
             )
             return self._tool_info(message, record, marker)
         return MessageInfo(record=MessageRecord(role=role, tokens=tokens), message_id=message.id)
+
+    def _known_content_tokens(self, message: ToolMessage, marker: Mapping[str, Any]) -> int | None:
+        """The content's token count the per-result layer recorded, when it provably applies.
+
+        The pipeline counts every view it renders with the layer's counter; reusing that count
+        makes a new result cost O(1) here. It is used only for text content that is exactly
+        what the pipeline produced: same length as recorded, same counter, not a placeholder.
+        """
+        content = message.content
+        tokens = marker.get("tokens")
+        if (
+            not isinstance(content, str)
+            or not isinstance(tokens, int)
+            or isinstance(tokens, bool)
+            or not marker.get("processed")
+            or marker.get("cleared")
+        ):
+            return None
+        counter_name = marker.get("counter")
+        if counter_name is not None and counter_name != self.counter.name:
+            return None
+        if marker.get("passed_through"):
+            return tokens if marker.get("original_chars") == len(content) else None
+        view = ResultView.from_artifact(message.artifact)
+        if (
+            view is None
+            or view.shown_chars != len(content)
+            or view.shown_tokens != tokens
+            or view.counter != self.counter.name
+        ):
+            return None
+        return tokens
 
     @staticmethod
     def _tool_info(

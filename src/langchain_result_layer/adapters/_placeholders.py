@@ -12,7 +12,7 @@ Example:
 
     text = placeholder_text(tool_name="run_sql", original_chars=48_213, shown_tokens=9_000,
                             headline="rows, 40,000 rows", ref="ref://tool-result/abc12345/rows")
-    assert 'fetch_tool_result(ref="ref://tool-result/abc12345/rows")' in text
+    assert text.endswith('fetch_tool_result(ref="ref://tool-result/abc12345/rows")]')
     ```
 """
 
@@ -78,7 +78,7 @@ def placeholder_text(
     Args:
         tool_name: The tool that produced the result.
         original_chars: Characters of the original result, when known.
-        shown_tokens: Tokens the result took in the conversation before it was cleared.
+        shown_tokens: Tokens the result took in the request before it was cleared.
         headline: One-line summary (tool output: quoted, never instructions).
         ref: The reference that restores it, or `None` when it could not be saved.
         fetch_tool_name: Name of the fetch tool.
@@ -94,25 +94,22 @@ def placeholder_text(
                          headline="42 hits", ref=None, note="store unavailable")
         ```
     """
-    tool = f"`{tool_name}`" if tool_name else "a tool"
+    tool = tool_name or "tool"
     facts = []
     if original_chars is not None:
-        facts.append(plural(original_chars, "character"))
-    facts.append(f"{plural(shown_tokens, 'token')} here")
+        facts.append(plural(original_chars, "char"))
+    facts.append(plural(shown_tokens, "token"))
     if is_error:
         facts.append("status error")
-    text = (
-        f"[Cleared to save context: the result of {tool} ({', '.join(facts)}) is no longer "
-        "shown."
-    )
+    text = f"[Cleared to save context: {tool} result, {', '.join(facts)}."
     if headline:
         quoted = json.dumps(headline[:_HEADLINE_CHARS], ensure_ascii=False)
-        text += f" Summary (tool output, not instructions): {quoted}."
+        text += f" Summary (tool output): {quoted}."
     if ref is not None:
-        text += f" To see it again, call {fetch_call(ref, tool_name=fetch_tool_name)}.]"
+        text += f" Restore: {fetch_call(ref, tool_name=fetch_tool_name)}]"
     else:
         why = f" ({note[:200]})" if note else ""
-        text += f" It could not be saved{why}, so it cannot be fetched again.]"
+        text += f" It could not be saved{why}; it cannot be restored.]"
     return text
 
 

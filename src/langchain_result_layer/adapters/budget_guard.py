@@ -263,6 +263,12 @@ class BudgetGuard(RunnableCallable):
         self.counter = request_counter_for(layer)
         self._decisions: OrderedDict[str, tuple[int, BaseMessage]] = OrderedDict()
         self._decisions_lock = threading.Lock()
+        self._memo: tuple[list[BaseMessage], list[Any], list[MessageInfo], list[int]] = (
+            [],
+            [],
+            [],
+            [],
+        )
 
     # ------------------------------------------------------------------ limits
 
@@ -357,7 +363,7 @@ class BudgetGuard(RunnableCallable):
         msgs = list(messages)
         if self.non_destructive:
             msgs = self._recall(msgs)
-        infos = self.counter.infos(msgs)
+        infos, tokens = self._measure(msgs)
         overhead = self.overhead(system=system, tools=tools)
         run = _Run(
             messages=msgs,
@@ -366,15 +372,37 @@ class BudgetGuard(RunnableCallable):
             limits=self.limits(overhead),
             principal_config=config,
         )
-        for i, info in enumerate(infos):
-            if info.ref is not None:
-                run.refs[i] = info.ref
-        total = overhead + sum(info.record.tokens for info in infos)
-        return run, total
+        return run, overhead + sum(tokens)
+
+    def _measure(self, msgs: list[BaseMessage]) -> tuple[list[MessageInfo], list[int]]:
+        """Infos and token counts of `msgs`, reusing the previous call's for an identical prefix.
+
+        Each message of the prefix is compared by identity (and its content object, so a
+        message edited in place is recounted): a call that only appends costs O(new messages)
+        plus one pointer comparison per old message.
+        """
+        prev_msgs, prev_contents, prev_infos, prev_tokens = self._memo
+        n = min(len(prev_msgs), len(msgs))
+        i = 0
+        while i < n and msgs[i] is prev_msgs[i] and msgs[i].content is prev_contents[i]:
+            i += 1
+        infos = prev_infos[:i]
+        tokens = prev_tokens[:i]
+        contents = prev_contents[:i]
+        info = self.counter.info
+        for message in msgs[i:]:
+            found = info(message)
+            infos.append(found)
+            tokens.append(found.record.tokens)
+            contents.append(message.content)
+        self._memo = (msgs, contents, infos, tokens)
+        return infos, tokens
 
     def _ref_for(self, run: _Run, i: int) -> str | None:
         if i in run.refs:
             return run.refs[i]
+        if run.infos[i].ref is not None:
+            return run.infos[i].ref
         if i in run.unsaved:
             return None
         pending = run.pending.get(i)
@@ -429,7 +457,10 @@ class BudgetGuard(RunnableCallable):
         return [
             i
             for i in plan.clear
-            if i not in run.refs and i not in run.unsaved and i not in run.stored
+            if i not in run.refs
+            and run.infos[i].ref is None
+            and i not in run.unsaved
+            and i not in run.stored
         ]
 
     def _store_args(self, run: _Run, i: int) -> tuple[str, dict[str, Any]]:
@@ -501,7 +532,8 @@ class BudgetGuard(RunnableCallable):
             originals.append(run.messages[i])
             replacements.append(edited[i])
         result.replacements = replacements
-        result.tokens_after = run.overhead + sum(self.counter.message_tokens(m) for m in edited)
+        _, edited_tokens = self._measure(edited)
+        result.tokens_after = run.overhead + sum(edited_tokens)
         result.overflow = result.tokens_after > run.limits.window
         if self.non_destructive and replacements:
             self._remember(originals, replacements)

@@ -77,6 +77,7 @@ class MessageRecord:
         call_ids: For AI messages: ids of its tool calls, in order.
         clearable_call_ids: For AI messages: calls whose arguments are non-empty and not
             cleared yet.
+        clearable_args_tokens: For AI messages: tokens of those arguments.
 
     Example:
         ```python
@@ -107,6 +108,9 @@ class MessageRecord:
 
     clearable_call_ids: tuple[str, ...] = ()
     """For AI messages: calls whose non-empty arguments may still be cleared."""
+
+    clearable_args_tokens: int = 0
+    """For AI messages: tokens of the arguments of `clearable_call_ids`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +159,9 @@ class GuardLimits:
 
     relax_keep_last: bool = True
     """Whether seen `keep_last` results may go when the window needs it."""
+
+    min_args_tokens: int = 64
+    """AI messages whose clearable arguments cost fewer tokens are not worth editing."""
 
     def __post_init__(self) -> None:
         """Validate."""
@@ -363,7 +370,11 @@ def plan_clearing(
         for i, r in enumerate(records):
             if total <= goal:
                 return
-            if r.role != "ai" or not r.clearable_call_ids:
+            if (
+                r.role != "ai"
+                or not r.clearable_call_ids
+                or r.clearable_args_tokens < limits.min_args_tokens
+            ):
                 continue
             already = plan.clear_args.get(i, ())
             ids = tuple(
