@@ -203,7 +203,12 @@ class Layout:
 
 
 class ChunkSource(Protocol):
-    """How the read algorithm gets chunks from a backend."""
+    """How the read algorithm gets chunks from a backend.
+
+    A source may also define `prefetch_lines(k_first, k_last, max_size)`, called before a
+    line read with the newline numbers it will look up (`None`: not needed), to load the
+    chunks of the whole range in one round trip.
+    """
 
     def chunk_with_newline(self, k: int) -> Chunk | None:
         """The last chunk whose `nl_before < k` (it holds newline number `k`, 1-based)."""
@@ -331,6 +336,9 @@ def read_slice(
         if first > total or last < first:
             return Slice(data=empty, offset=size, end_offset=size, start_line=first,
                          end_line=first - 1, complete=True, gap_overlap=False)
+        prefetch = getattr(source, "prefetch_lines", None)
+        if callable(prefetch):  # one round trip for both ends and what lies between
+            prefetch(first - 1 if first > 1 else None, last if last < total else None, max_size)
         lo_pos = 0 if first == 1 else _pos_after_newline(source, first - 1)
         hi_pos = size if last == total else _pos_after_newline(source, last)
         gap = layout.gap

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
 import threading
@@ -175,11 +176,23 @@ def _row_meta(row: Row[Any]) -> RecordMeta:
 class _SQLChunkSource:
     """Chunk lookups for one read, on one connection."""
 
-    __slots__ = ("_cache", "_compressed", "_conn", "_is_binary", "_record_id", "_t", "rows")
+    __slots__ = (
+        "_cache", "_chunk_size", "_compressed", "_conn", "_is_binary", "_newlines", "_record_id",
+        "_t", "rows",
+    )
 
     def __init__(
-        self, conn: Connection, tables: Tables, record_id: str, *, is_binary: bool, compressed: bool
+        self,
+        conn: Connection,
+        tables: Tables,
+        record_id: str,
+        *,
+        is_binary: bool,
+        compressed: bool,
+        chunk_size: int,
     ) -> None:
+        self._chunk_size = chunk_size
+        self._newlines: dict[int, int] = {}
         self._conn = conn
         self._t = tables.chunks
         self._record_id = record_id
@@ -202,10 +215,34 @@ class _SQLChunkSource:
         self._cache[start] = chunk
         return chunk
 
+    def _newline_lookup(self, k: int) -> Any:
+        c = self._t.c
+        return (
+            select(c.start)
+            .where(c.record_id == self._record_id, c.nl_before < k)
+            .order_by(c.nl_before.desc(), c.start.desc())
+            .limit(1)
+            .scalar_subquery()
+        )
+
+    def prefetch_lines(self, k_first: int | None, k_last: int | None, max_size: int | None) -> None:
+        """Load the chunks from newline `k_first` to newline `k_last` in one query."""
+        c = self._t.c
+        lower: Any = 0 if k_first is None else func.coalesce(self._newline_lookup(k_first), 0)
+        query = select(c.start, c.nl_before, c.data).where(
+            c.record_id == self._record_id, c.start >= lower
+        )
+        if k_last is not None:
+            query = query.where(c.start <= self._newline_lookup(k_last))
+        if max_size is not None:
+            query = query.where(c.start < lower + (max_size + 2 * self._chunk_size))
+        for row in self._conn.execute(query.order_by(c.start)):
+            self._chunk(row)
+
     def chunk_with_newline(self, k: int) -> Chunk | None:
         c = self._t.c
         for chunk in self._cache.values():
-            if chunk.nl_before < k <= chunk.nl_before + _newlines(chunk):
+            if chunk.nl_before < k <= chunk.nl_before + self._count(chunk):
                 return chunk
         row = self._conn.execute(
             select(c.start, c.nl_before, c.data)
@@ -215,10 +252,19 @@ class _SQLChunkSource:
         ).first()
         return None if row is None else self._chunk(row)
 
+    def _count(self, chunk: Chunk) -> int:
+        n = self._newlines.get(chunk.start)
+        if n is None:
+            n = self._newlines[chunk.start] = count_newlines(chunk.data)
+        return n
+
     def chunks_in(self, lo: int, hi: int) -> Sequence[Chunk]:
-        for chunk in self._cache.values():
-            if chunk.start <= lo and hi <= chunk.end:
-                return [chunk]
+        cached = sorted(self._cache.values(), key=lambda ch: ch.start)
+        covering = [ch for ch in cached if ch.end > lo and ch.start < hi]
+        if covering and covering[0].start <= lo and covering[-1].end >= hi and all(
+            a.end == b.start for a, b in itertools.pairwise(covering)
+        ):
+            return covering
         c = self._t.c
         first = (
             select(c.start)
@@ -233,10 +279,6 @@ class _SQLChunkSource:
             .order_by(c.start)
         ).all()
         return [chunk for chunk in (self._chunk(r) for r in rows) if chunk.end > lo]
-
-
-def _newlines(chunk: Chunk) -> int:
-    return count_newlines(chunk.data)
 
 
 class SQLResultStore:
@@ -336,7 +378,6 @@ class SQLResultStore:
         elif backend == "postgresql":
             options.setdefault("pool_size", 8)
             options.setdefault("max_overflow", 32)
-            options.setdefault("pool_pre_ping", True)
             options.setdefault("connect_args", {"connect_timeout": 10})
         return create_engine(parsed, **options)
 
@@ -441,14 +482,17 @@ class SQLResultStore:
         with self._connection(write=True) as conn:
             self._audit_rows(conn, [(self._clock(), principal, record_id, action, rng, ok)])
 
-    def _fetch_meta(self, conn: Connection, record_id: str) -> tuple[RecordMeta, str] | None:
+    def _fetch_meta(
+        self, conn: Connection, record_id: str
+    ) -> tuple[RecordMeta, str, int] | None:
         if not validate_record_id(record_id):
             return None
         r = self.tables.records
         row = conn.execute(select(r).where(r.c.record_id == record_id)).first()
         if row is None:
             return None
-        return _row_meta(row), str(row._mapping["codec"])
+        m = row._mapping
+        return _row_meta(row), str(m["codec"]), int(m["chunk_size"])
 
     def _tenant_filter(self, tenant: str | None) -> Any:
         col = self.tables.records.c.tenant
@@ -562,7 +606,7 @@ class SQLResultStore:
 
     def _checked(
         self, conn: Connection, record_id: str, principal: Principal
-    ) -> tuple[RecordMeta, str] | None:
+    ) -> tuple[RecordMeta, str, int] | None:
         found = self._fetch_meta(conn, record_id)
         if found is None or not permitted(found[0], principal, self.access, self._clock()):
             return None
@@ -608,10 +652,10 @@ class SQLResultStore:
         with self._connection(write=inline) as conn:
             found = self._checked(conn, record_id, principal)
             if found is not None:
-                meta, codec = found
+                meta, codec, chunk_size = found
                 source = _SQLChunkSource(
                     conn, self.tables, meta.record_id, is_binary=meta.is_binary,
-                    compressed=codec.endswith("+zlib"),
+                    compressed=codec.endswith("+zlib"), chunk_size=chunk_size,
                 )
                 part = read_slice(
                     layout_of(meta), source, start_line=start_line, end_line=end_line,
