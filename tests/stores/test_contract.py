@@ -263,6 +263,13 @@ def test_large_record_reads_touch_only_needed_chunks(store_factory: Any) -> None
     part = store.read(meta.record_id, principal=ADA, offset=3_000_000, limit=100)
     assert part.data == data[3_000_000:3_000_100]
     assert store.stats.chunk_reads <= 2
+    # What the fetch tool does for a bare reference: every line, bounded by max_size.
+    store.stats.reset()
+    part = store.read(meta.record_id, principal=ADA, start_line=100_000, max_size=8_000)
+    start = data.index("0099999 some")
+    assert part.data == data[start : start + 8_000]
+    assert not part.complete
+    assert store.stats.chunk_reads <= 4
 
 
 def test_concurrent_writers_and_readers_from_threads(store: Any) -> None:

@@ -50,25 +50,21 @@ class StoreStats:
     """Counters of what reads cost (for tests and benchmarks).
 
     Attributes:
-        chunk_reads: Chunks loaded by reads since the store was created.
-        chunk_bytes: Stored bytes of those chunks.
+        chunk_reads: Chunks loaded by reads since the store was created (or last reset).
     """
 
     chunk_reads: int = 0
-    chunk_bytes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, chunks: int, nbytes: int) -> None:
+    def add(self, chunks: int) -> None:
         """Count chunks loaded."""
         with self._lock:
             self.chunk_reads += chunks
-            self.chunk_bytes += nbytes
 
     def reset(self) -> None:
         """Zero the counters."""
         with self._lock:
             self.chunk_reads = 0
-            self.chunk_bytes = 0
 
 
 @dataclass(frozen=True, slots=True)

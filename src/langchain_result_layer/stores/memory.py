@@ -234,7 +234,7 @@ class InMemoryResultStore:
             layout_of(record.meta), source, start_line=start_line, end_line=end_line,
             offset=offset, limit=limit, max_size=max_size,
         )
-        self.stats.add(len(source.loaded), 0)
+        self.stats.add(len(source.loaded))
         return read_result(record.meta, part, line_mode=line_mode)
 
     async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:

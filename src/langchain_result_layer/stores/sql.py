@@ -661,7 +661,7 @@ class SQLResultStore:
                     layout_of(meta), source, start_line=start_line, end_line=end_line,
                     offset=offset, limit=limit, max_size=max_size,
                 )
-                self.stats.add(source.rows, 0)
+                self.stats.add(source.rows)
                 result = read_result(meta, part, line_mode=line_mode)
             if inline:
                 entry = (self._clock(), principal, str(record_id), "read", rng, result is not None)
