@@ -99,8 +99,14 @@ def assert_pairing(messages: list[BaseMessage]) -> None:
 
 @pytest.fixture
 def layer() -> ResultLayer:
+    # The text view (head and tail) keeps these repetitive logs near the budget; the log view
+    # would fold them into a few templates.
     return ResultLayer(
-        context_window=8_000, max_result_tokens=800, store="memory", token_counter="tiktoken"
+        context_window=8_000,
+        max_result_tokens=800,
+        store="memory",
+        token_counter="tiktoken",
+        tool_policies={"read_log": ToolPolicy(kind="text")},
     )
 
 

@@ -403,6 +403,13 @@ class RequestCounter:
         headline = marker.get("headline") if isinstance(marker.get("headline"), str) else None
         original = marker.get("original_chars")
         if marker.get("processed"):
+            content = message.content
+            lines = marker.get("original_lines")
+            if marker.get("passed_through") and isinstance(content, str) and content.strip():
+                # The whole result is shown: its first line says more than the size facts.
+                headline = _headline_from_text(content)
+                if isinstance(lines, int) and lines > 1:
+                    headline = f"{headline[:100]} ({lines:,} lines)"
             return MessageInfo(
                 record=record,
                 message_id=message.id,

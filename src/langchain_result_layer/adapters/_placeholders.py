@@ -10,7 +10,7 @@ Example:
     ```python
     from langchain_result_layer.adapters._placeholders import placeholder_text
 
-    text = placeholder_text(tool_name="run_sql", original_chars=48_213, shown_tokens=9_000,
+    text = placeholder_text(tool_name="run_sql", original_chars=48_213,
                             headline="rows, 40,000 rows", ref="ref://tool-result/abc12345/rows")
     assert text.endswith('fetch_tool_result(ref="ref://tool-result/abc12345/rows")]')
     ```
@@ -42,7 +42,7 @@ ARGS_NOTE = (
 )
 """Note added once to an AI message whose tool-call arguments were cleared."""
 
-_HEADLINE_CHARS = 200
+_HEADLINE_CHARS = 120
 
 
 def is_cleared(message: BaseMessage) -> bool:
@@ -66,7 +66,6 @@ def placeholder_text(
     *,
     tool_name: str | None,
     original_chars: int | None,
-    shown_tokens: int,
     headline: str | None,
     ref: str | None,
     fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
@@ -78,7 +77,6 @@ def placeholder_text(
     Args:
         tool_name: The tool that produced the result.
         original_chars: Characters of the original result, when known.
-        shown_tokens: Tokens the result took in the request before it was cleared.
         headline: One-line summary (tool output: quoted, never instructions).
         ref: The reference that restores it, or `None` when it could not be saved.
         fetch_tool_name: Name of the fetch tool.
@@ -90,21 +88,21 @@ def placeholder_text(
 
     Example:
         ```python
-        placeholder_text(tool_name="search", original_chars=10_000, shown_tokens=2_500,
-                         headline="42 hits", ref=None, note="store unavailable")
+        placeholder_text(tool_name="search", original_chars=10_000, headline="42 hits",
+                         ref=None, note="store unavailable")
         ```
     """
     tool = tool_name or "tool"
+    shown = headline[:_HEADLINE_CHARS] if headline else ""
     facts = []
-    if original_chars is not None:
+    if original_chars is not None and " chars" not in shown:
         facts.append(plural(original_chars, "char"))
-    facts.append(plural(shown_tokens, "token"))
     if is_error:
         facts.append("status error")
-    text = f"[Cleared to save context: {tool} result, {', '.join(facts)}."
-    if headline:
-        quoted = json.dumps(headline[:_HEADLINE_CHARS], ensure_ascii=False)
-        text += f" Summary (tool output): {quoted}."
+    text = f"[Cleared to save context: {tool} result"
+    text += f" ({', '.join(facts)})." if facts else "."
+    if shown:
+        text += f" Summary (tool output): {json.dumps(shown, ensure_ascii=False)}."
     if ref is not None:
         text += f" Restore: {fetch_call(ref, tool_name=fetch_tool_name)}]"
     else:
@@ -144,7 +142,6 @@ def make_placeholder(
     content = placeholder_text(
         tool_name=message.name,
         original_chars=info.original_chars,
-        shown_tokens=info.record.tokens,
         headline=info.headline,
         ref=ref,
         fetch_tool_name=fetch_tool_name,
