@@ -49,7 +49,9 @@ __all__ = [
 ScriptStep = AIMessage | str | Callable[[list[BaseMessage]], "AIMessage | str | None"]
 """One scripted answer: a message, a text, or a function of the request that returns one."""
 
-REFERENCE_RE = re.compile(r"ref://tool-result/[A-Za-z0-9_-]{8,64}/[a-z][a-z0-9_]{0,31}(?:\?[^\s\"')\]]*)?")
+REFERENCE_RE = re.compile(
+    r"ref://tool-result/[A-Za-z0-9_-]{8,64}/[a-z][a-z0-9_]{0,31}(?:\?[^\s\"')\]]*)?"
+)
 """Matches the references the result layer writes (`ref://tool-result/<id>/<kind>?...`)."""
 
 
@@ -107,9 +109,11 @@ def find_references(messages: Sequence[BaseMessage]) -> list[str]:
     found: list[str] = []
     for message in messages:
         content = message.content
-        texts = [content] if isinstance(content, str) else [
-            b if isinstance(b, str) else str(b.get("text", "")) for b in content
-        ]
+        texts = (
+            [content]
+            if isinstance(content, str)
+            else [b if isinstance(b, str) else str(b.get("text", "")) for b in content]
+        )
         for text in texts:
             found.extend(REFERENCE_RE.findall(text))
     return found

@@ -582,4 +582,3 @@ class RequestCounter:
         """
         info = self.info
         return [info(m) for m in messages]
-

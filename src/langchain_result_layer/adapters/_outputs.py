@@ -131,9 +131,7 @@ def _dispatch(output: Any, process: Callable[[ToolMessage], ToolMessage]) -> Any
     return output
 
 
-async def _adispatch(
-    output: Any, process: Callable[[ToolMessage], Awaitable[ToolMessage]]
-) -> Any:
+async def _adispatch(output: Any, process: Callable[[ToolMessage], Awaitable[ToolMessage]]) -> Any:
     command_type = _command_type()
     if isinstance(output, ToolMessage):
         return await process(output)
@@ -168,9 +166,7 @@ def is_tool_output(value: Any) -> bool:
     if _is_output(value, command_type):
         return True
     return (
-        isinstance(value, list)
-        and bool(value)
-        and all(_is_output(v, command_type) for v in value)
+        isinstance(value, list) and bool(value) and all(_is_output(v, command_type) for v in value)
     )
 
 
@@ -226,4 +222,3 @@ async def aprocess_raw(
         output, tool_name=tool_name, principal=layer.principal_for(config)
     )
     return output if outcome is None else outcome.content
-

@@ -228,8 +228,7 @@ def clear_call_arguments(message: AIMessage, call_ids: Collection[str]) -> AIMes
     marker: dict[str, Any] = dict(layer_marker(message))
     already = set(marker.get("cleared_tool_inputs") or ())
     calls = [
-        {**call, "args": {}} if call.get("id") in ids else dict(call)
-        for call in message.tool_calls
+        {**call, "args": {}} if call.get("id") in ids else dict(call) for call in message.tool_calls
     ]
     content = _clear_content_blocks(message.content, ids)
     if not marker.get("args_note"):

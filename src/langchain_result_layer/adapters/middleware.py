@@ -177,9 +177,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return None
         return {"messages": result.replacements}
 
-    def before_model(
-        self, state: AgentState[Any], runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
+    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Clear old tool results in state (same ids) when the request passes the trigger.
 
         Args:
@@ -298,4 +296,3 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return await handler(request)
         response = await handler(request.override(messages=_any_messages(result.messages)))
         return self._respond(result, response)
-

@@ -377,9 +377,7 @@ def plan_clearing(
             ):
                 continue
             already = plan.clear_args.get(i, ())
-            ids = tuple(
-                c for c in r.clearable_call_ids if c in eligible and c not in already
-            )
+            ids = tuple(c for c in r.clearable_call_ids if c in eligible and c not in already)
             if not ids:
                 continue
             current = r.tokens if not already else cleared_args_tokens(i, already)
@@ -401,9 +399,7 @@ def plan_clearing(
         if limits.relax_keep_last:
             saved_recent = [i for i in tools if i in recent and i not in unsaved_set]
             clear_results(_order(records, saved_recent), limits.window, plan.relaxed)
-        unsaved_open = [
-            i for i in tools if i in unsaved_set and i not in hard and i not in recent
-        ]
+        unsaved_open = [i for i in tools if i in unsaved_set and i not in hard and i not in recent]
         clear_results(_order(records, unsaved_open), limits.window, None)
         if limits.relax_keep_last:
             unsaved_recent = [i for i in tools if i in unsaved_set and i in recent]
