@@ -112,6 +112,9 @@ def _backends(tmp: Path, pg: str | None) -> dict[str, Callable[[], Any]]:
     }
     if pg is not None:
         out["postgresql"] = lambda: SQLResultStore(pg, table_prefix=f"b{secrets.token_hex(4)}_")
+        out["postgresql durable_audit"] = lambda: SQLResultStore(
+            pg, table_prefix=f"b{secrets.token_hex(4)}_", durable_audit=True
+        )
     return out
 
 

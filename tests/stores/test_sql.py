@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from langchain_core.messages import ToolMessage
 
 from langchain_result_layer import ResultLayer
-from langchain_result_layer.errors import StoreUnavailableError
+from langchain_result_layer.errors import RecordNotAccessibleError, StoreUnavailableError
 from langchain_result_layer.stores import (
     InMemoryResultStore,
     LangGraphResultStore,
@@ -208,3 +208,14 @@ def test_purge_also_drops_old_audit_rows(sql_store_factory: Any) -> None:
     now[0] += 100
     assert store.purge_expired() == 1
     assert store.audit_log() == []
+
+
+def test_durable_audit_still_audits_every_read(sql_store_factory: Any) -> None:
+    store = sql_store_factory(durable_audit=True)
+    meta = store.put("x\ny\n", principal=ADA)
+    store.read(meta.record_id, principal=ADA, start_line=2, end_line=2)
+    with pytest.raises(RecordNotAccessibleError):
+        store.read(meta.record_id, principal=Principal(user="eve"))
+    log = store.audit_log(record_id=meta.record_id)
+    assert [(e.action, e.range, e.granted) for e in log] == [
+        ("read", "all", False), ("read", "lines=2-2", True), ("put", "size=4", True)]

@@ -302,6 +302,11 @@ class SQLResultStore:
         compress: zlib-compress chunks (smaller database, a little more CPU).
         table_prefix: Prefix of the table names.
         audit_ttl_seconds: Age after which `purge_expired` deletes audit rows (`None`: never).
+        durable_audit: On PostgreSQL, wait for the audit row of every read to be flushed to
+            disk before returning the data. Off by default: the row is written in the read's
+            transaction, committed with `synchronous_commit = off`, so a server crash can lose
+            the last moments of read-audit rows (never data, never consistency) and a read
+            saves the WAL flush (about 3-6 ms on the benchmark machine).
         engine_options: Extra `create_engine` options (only when `url` is a string).
         clock: Time source (for tests).
 
@@ -325,6 +330,7 @@ class SQLResultStore:
         compress: bool = False,
         table_prefix: str = "lrl_",
         audit_ttl_seconds: float | None = 90 * 24 * 3600.0,
+        durable_audit: bool = False,
         engine_options: Mapping[str, Any] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -351,6 +357,8 @@ class SQLResultStore:
         # PostgreSQL writes the audit row in the read's own transaction (one commit per read);
         # SQLite reads stay lock-free and audit in a short write transaction after the read.
         self._audit_inline = self.dialect != "sqlite"
+        self.durable_audit = durable_audit
+        self._relaxed_audit = self.dialect == "postgresql" and not durable_audit
         if self.dialect == "sqlite":
             _install_sqlite_hooks(self.engine, wal=not _is_memory_sqlite(self.engine))
         self._ready = threading.Event()
@@ -385,8 +393,12 @@ class SQLResultStore:
         return f"SQLResultStore({self.engine.url.render_as_string(hide_password=True)!r})"
 
     @contextlib.contextmanager
-    def _connection(self, *, write: bool) -> Iterator[Connection]:
-        """A connection in a transaction; SQLAlchemy errors become `StoreUnavailableError`."""
+    def _connection(self, *, write: bool, audit_only: bool = False) -> Iterator[Connection]:
+        """A connection in a transaction; SQLAlchemy errors become `StoreUnavailableError`.
+
+        `audit_only` marks a read whose only write is its audit row: on PostgreSQL, unless
+        `durable_audit`, that commit does not wait for the WAL flush.
+        """
         serial = self._serial
         if serial is not None:
             serial.acquire()
@@ -396,6 +408,8 @@ class SQLResultStore:
                 if write and self.dialect == "sqlite":
                     conn.execution_options(lrl_begin="IMMEDIATE")
                 with conn.begin():
+                    if audit_only and self._relaxed_audit:
+                        conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
                     yield conn
         except ResultLayerError:
             raise
@@ -615,7 +629,7 @@ class SQLResultStore:
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
         """Metadata of a record (audited; raises `RecordNotAccessibleError`)."""
         inline = self._audit_inline
-        with self._connection(write=inline) as conn:
+        with self._connection(write=inline, audit_only=inline) as conn:
             found = self._checked(conn, record_id, principal)
             if inline:
                 ok = found is not None
@@ -649,7 +663,7 @@ class SQLResultStore:
         rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
         result: ReadResult | None = None
         inline = self._audit_inline
-        with self._connection(write=inline) as conn:
+        with self._connection(write=inline, audit_only=inline) as conn:
             found = self._checked(conn, record_id, principal)
             if found is not None:
                 meta, codec, chunk_size = found
