@@ -117,3 +117,56 @@ def test_parallel_tool_calls_are_processed_independently(data: DataSource) -> No
     refs = {layer_marker(m).get("ref") for m in parallel} - {None}
     assert len(refs) == len([m for m in parallel if layer_marker(m).get("ref")])  # one record each
     check_requests(model, layer)
+
+
+def _history(data: DataSource, turns: int) -> list[Any]:
+    """A conversation already in progress: processed tool results of real logs."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    names = sorted(data.logs)
+    layer = ResultLayer(context_window=WINDOW, max_result_tokens=1_500, token_counter="tiktoken")
+    msgs: list[Any] = [HumanMessage("Why did the build fail?", id="h0")]
+    for k in range(turns):
+        call = {"name": "read_log", "args": {"name": names[k % len(names)]}, "id": f"old{k}"}
+        msgs.append(AIMessage("", id=f"old-ai{k}", tool_calls=[call]))
+        tm = ToolMessage(
+            data.logs[names[k % len(names)]],
+            tool_call_id=f"old{k}",
+            name="read_log",
+            id=f"old-t{k}",
+        )
+        msgs.append(layer.process_tool_message(tm))
+    return msgs
+
+
+def test_first_call_uses_the_exact_request_and_persists(data: DataSource) -> None:
+    """`before_model` cannot know the system prompt and tools before the first model call;
+    `wrap_model_call` sees the exact request, clears what is still needed and persists it."""
+    from langchain_result_layer.adapters._messages import RequestCounter
+
+    policy = Policy(data, turns=0, fetch=False)
+    model = scripted_model(policy, WINDOW)
+    layer = ResultLayer(
+        model=model, max_result_tokens=1_500, store="memory", token_counter="tiktoken"
+    )
+    big_prompt = (
+        SYSTEM_PROMPT
+        + " Background: "
+        + " ".join(f"rule {i}: cite line numbers." for i in range(500))
+    )
+    rc = RequestCounter(layer.token_counter)
+    full = _history(data, 20)
+    # the longest prefix (ending with a result) that is under the trigger without the prompt
+    cut = max(n for n in range(3, len(full) + 1, 2) if rc.count(full[:n]) <= WINDOW * 0.75)
+    history = full[:cut]
+    assert rc.count(history) <= WINDOW * 0.75 < rc.count(history, system=big_prompt)
+    middleware = layer.middleware()
+    agent = create_agent(model, make_tools(data), system_prompt=big_prompt, middleware=[middleware])
+    out = agent.invoke({"messages": history}, CONFIG)
+    check_requests(model, layer)
+    assert middleware.last_result is not None
+    cleared = [
+        m for m in out["messages"] if isinstance(m, ToolMessage) and layer_marker(m).get("cleared")
+    ]
+    assert cleared  # persisted in state through the model node's command
+    assert_pairing(out["messages"])
