@@ -11,6 +11,13 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from langchain_result_layer.adapters.budget_guard import (
+    BudgetGuard,
+    ContextBudgetWarning,
+    GuardResult,
+)
 from langchain_result_layer.config import GuardSettings, ToolPolicy
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
@@ -34,11 +41,17 @@ from langchain_result_layer.principal import PrincipalResolver
 from langchain_result_layer.stores import InMemoryResultStore, Principal, ResultStore
 from langchain_result_layer.views import ResultViewBuilder, register_view
 
+if TYPE_CHECKING:
+    from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
+
 __all__ = [
     "ApproximateTokenCounter",
     "Budget",
+    "BudgetGuard",
     "ChatModelTokenCounter",
     "ContextBudgetExceeded",
+    "ContextBudgetWarning",
+    "GuardResult",
     "GuardSettings",
     "InMemoryResultStore",
     "InvalidReferenceError",
@@ -49,6 +62,7 @@ __all__ = [
     "Reference",
     "ResultLayer",
     "ResultLayerError",
+    "ResultLayerMiddleware",
     "ResultStore",
     "ResultView",
     "ResultViewBuilder",
@@ -62,3 +76,13 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """Import `ResultLayerMiddleware` lazily: it needs the `langchain` package (`[agents]`)."""
+    if name == "ResultLayerMiddleware":
+        from langchain_result_layer.adapters.middleware import ResultLayerMiddleware  # noqa: PLC0415
+
+        return ResultLayerMiddleware
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

@@ -100,7 +100,7 @@ def coerce_policy(value: ToolPolicy | Mapping[str, Any]) -> ToolPolicy:
     return ToolPolicy(**dict(value))
 
 
-OverflowAction = Literal["raise", "send", "drop_oldest_turns"]
+OverflowAction = Literal["raise", "send"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,8 @@ class GuardSettings:
     Attributes:
         trigger_fraction: Start clearing once the request passes this share of the window.
         target_fraction: Clear until the request is under this share (batch clearing keeps
-            the prompt prefix stable for many calls).
+            the prompt prefix stable for many calls; 0.4 leaves room for about a third of the
+            window of new results before the next clearing).
         keep_last: The most recent tool results that are never cleared.
         pinned_tools: Tools whose results are never cleared.
         clear_tool_inputs: When clearing results is not enough, also clear the arguments of
@@ -122,6 +123,9 @@ class GuardSettings:
         non_destructive: Do not write placeholders back to graph state; only the model's
             input is edited (the original history stays untouched, but the prompt prefix
             changes whenever the decision does).
+        relax_keep_last: When the request would still exceed the window, also clear results
+            among the last `keep_last` that the model has already seen (never unseen results
+            or pinned tools).
 
     Example:
         ```python
@@ -132,7 +136,7 @@ class GuardSettings:
     trigger_fraction: float = 0.75
     """Start clearing once the request passes this share of the window."""
 
-    target_fraction: float = 0.5
+    target_fraction: float = 0.4
     """Clear until the request is under this share of the window."""
 
     keep_last: int = 3
@@ -152,6 +156,9 @@ class GuardSettings:
 
     non_destructive: bool = False
     """Edit only the model's input, never graph state."""
+
+    relax_keep_last: bool = True
+    """Clear seen results among the last `keep_last` rather than exceed the window."""
 
     def __post_init__(self) -> None:
         """Validate."""

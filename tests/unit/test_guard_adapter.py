@@ -107,6 +107,8 @@ def layer() -> ResultLayer:
         store="memory",
         token_counter="tiktoken",
         tool_policies={"read_log": ToolPolicy(kind="text")},
+        # These conversations are sized for a target of half the window.
+        guard=GuardSettings(target_fraction=0.5),
     )
 
 
@@ -301,11 +303,16 @@ def test_overflow_raises_or_warns() -> None:
 
 def test_drop_oldest_turns_is_refused(layer: ResultLayer) -> None:
     with pytest.raises(ValueError, match="never deletes"):
-        BudgetGuard(layer, settings=GuardSettings(on_overflow="drop_oldest_turns"))
+        BudgetGuard(layer, settings=GuardSettings(on_overflow="drop_oldest_turns"))  # type: ignore[arg-type]
 
 
 def test_clears_old_tool_inputs_when_results_are_not_enough() -> None:
-    layer = ResultLayer(context_window=6_000, store="memory", token_counter="tiktoken")
+    layer = ResultLayer(
+        context_window=6_000,
+        store="memory",
+        token_counter="tiktoken",
+        guard=GuardSettings(target_fraction=0.5),
+    )
     msgs: list[BaseMessage] = [HumanMessage("refactor", id="h")]
     for k in range(10):
         patch = "\n".join(f"+    line {k}.{i} = compute(value_{i})" for i in range(60))

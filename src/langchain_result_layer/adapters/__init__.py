@@ -1,1 +1,4 @@
-"""LangChain and LangGraph adapters: post-processor, tool wrapper, truncation node, budget guard, middleware, fetch tool."""
+"""LangChain and LangGraph adapters.
+
+The post-processor, tool wrapper, truncation node, budget guard, middleware and fetch tool.
+"""

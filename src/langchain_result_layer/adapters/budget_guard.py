@@ -214,7 +214,8 @@ class BudgetGuard(RunnableCallable):
         non_destructive: Never edit state; return `llm_input_messages` instead (default:
             `settings.non_destructive`).
         relax_keep_last: Clear seen results among the last `keep_last` when the request
-            would otherwise exceed the window (never unseen or pinned ones).
+            would otherwise exceed the window (never unseen or pinned ones); default:
+            `settings.relax_keep_last`.
         messages_key: State key of the messages.
         llm_input_key: State key the non-destructive mode writes (`create_react_agent`
             reads `llm_input_messages`).
@@ -238,7 +239,7 @@ class BudgetGuard(RunnableCallable):
         tools: Sequence[Any] | None = None,
         settings: GuardSettings | None = None,
         non_destructive: bool | None = None,
-        relax_keep_last: bool = True,
+        relax_keep_last: bool | None = None,
         messages_key: str = "messages",
         llm_input_key: str = "llm_input_messages",
         name: str = "budget_guard",
@@ -257,7 +258,9 @@ class BudgetGuard(RunnableCallable):
         self.non_destructive = (
             self.settings.non_destructive if non_destructive is None else non_destructive
         )
-        self.relax_keep_last = relax_keep_last
+        self.relax_keep_last = (
+            self.settings.relax_keep_last if relax_keep_last is None else relax_keep_last
+        )
         self.messages_key = messages_key
         self.llm_input_key = llm_input_key
         self.counter = request_counter_for(layer)

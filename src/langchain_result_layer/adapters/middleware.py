@@ -103,7 +103,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         fetch_tool: bool = True,
         settings: GuardSettings | None = None,
         non_destructive: bool | None = None,
-        relax_keep_last: bool = True,
+        relax_keep_last: bool | None = None,
     ) -> None:
         super().__init__()
         self.layer = layer
