@@ -453,6 +453,17 @@ _CONTINUATION_RE = re.compile(
 )
 
 
+# Every line that `line_salience` scores above 0 matches this (a cheap first test).
+_ANY_SIGNAL_RE = re.compile(
+    r"rror|RROR|xception|XCEPTION|raceback|ail|AIL|atal|ATAL|anic|ANIC|rrno|xit|xited|ssert|SSERT"
+    r"|non-zero|egmentation|ERR!|Killed|bort|BORT|denied|not |NOT |cannot|Cannot|could not|Could not"
+    r"|undefined|Undefined|arn|ARN|eprecat|nvalid|issing|xpected|nable to|ncompatible|onflict"
+    r"|imed? ?out|imeout|BUILD|Build step|Finished:|##\[error|Tests? run|Tests? result|[1-9]\d* (?:failed|errors?)"
+    r"|^=+ |^\s*\d{1,5}[.)] |^\s*[✗✖×✘] |No space|ore dumped|Caused by|E\d{3}|^\s*E |rc\s*[:=]"
+    r"|status|code|Recipe|ctual|eceived"
+)
+
+
 def line_salience(line: str) -> float:
     """How much one line says about a failure: 0 (nothing) to `SALIENCE_EXIT`.
 
@@ -472,8 +483,7 @@ def line_salience(line: str) -> float:
         ```
     """
     probe = line[:_MAX_LINE_FOR_CONFIRM]
-    stripped = probe.strip()
-    if not stripped:
+    if not _ANY_SIGNAL_RE.search(probe):
         return 0.0
     if is_step_failure(probe):
         return SALIENCE_EXIT

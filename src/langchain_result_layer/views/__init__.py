@@ -44,9 +44,10 @@ _SNIFF_THRESHOLD = 0.5
 
 def _register_builtin_views() -> None:
     from langchain_result_layer.views.command import CommandView  # noqa: PLC0415
+    from langchain_result_layer.views.logs import LogView  # noqa: PLC0415
     from langchain_result_layer.views.rows import RowsView  # noqa: PLC0415
 
-    for view in (TextView(), RowsView(), CommandView()):
+    for view in (TextView(), RowsView(), CommandView(), LogView()):
         register_view(view)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from langchain_result_layer.core.evidence import (
@@ -164,27 +164,43 @@ class Analysis:
         """
         if self._ranked is not None:
             return self._ranked
-        heap: list[tuple[float, int]] = [(-p, -ln) for ln, p in self.priority.items()]
-        heapq.heapify(heap)
-        taken: Counter[str] = Counter()
-        order: list[int] = []
-        while heap:
-            neg, neg_ln = heapq.heappop(heap)
-            ln = -neg_ln
+        # One heap entry per group: its best remaining line, valued with the group's
+        # current repetition factor (equivalent to lazy greedy, in O(n log n)).
+        groups: dict[str, list[int]] = {}
+        solo: list[int] = []
+        for ln in self.priority:
             role = self.roles.get(ln, "context")
             if role in ("tail", "head", "exit"):
-                order.append(ln)
+                solo.append(ln)
+            else:
+                groups.setdefault(_group_key(self.texts.get(ln, "")), []).append(ln)
+        heap: list[tuple[float, int, int, str]] = []
+        members: dict[str, list[int]] = {}
+        for key, lines in groups.items():
+            lines.sort(key=lambda ln: (self.priority[ln], ln))  # best last
+            members[key] = lines
+            best = lines[-1]
+            heap.append((-self.priority[best], -best, 0, key))
+        for ln in solo:
+            heap.append((-self.priority[ln], -ln, -1, ""))
+        heapq.heapify(heap)
+        order: list[int] = []
+        while heap:
+            _, neg_ln, taken, key = heapq.heappop(heap)
+            order.append(-neg_ln)
+            if taken < 0:
                 continue
-            key = _group_key(self.texts.get(ln, ""))
-            n = taken[key]
-            item = self.own.get(ln) == SALIENCE_ITEM
-            factor = (_ITEM_REPEAT**max(0, n - 5)) if item else (_OTHER_REPEAT**max(0, n - 2))
-            value = self.priority[ln] * factor
-            if value < -neg - 1e-9 and heap and value < -heap[0][0] - 1e-9:
-                heapq.heappush(heap, (-value, neg_ln))
+            lines = members[key]
+            lines.pop()
+            if not lines:
                 continue
-            taken[key] += 1
-            order.append(ln)
+            taken += 1
+            nxt = lines[-1]
+            item = self.own.get(nxt) == SALIENCE_ITEM
+            factor = (_ITEM_REPEAT ** max(0, taken - 5)) if item else (
+                _OTHER_REPEAT ** max(0, taken - 2)
+            )
+            heapq.heappush(heap, (-self.priority[nxt] * factor, -nxt, taken, key))
         self._ranked = order
         return order
 
@@ -241,12 +257,20 @@ def _regions(raw: str) -> tuple[list[_Region], int, tuple[int, int] | None]:
     return [head, tail], total, (head_end, tail_start)
 
 
-def analyse(raw: str, *, is_error: bool = False) -> Analysis:
+def analyse(
+    raw: str,
+    *,
+    is_error: bool = False,
+    level_salience: Callable[[str, float], float] | None = None,
+) -> Analysis:
     """Give every line worth showing a priority.
 
     Args:
         raw: The raw text.
         is_error: The tool reported an error (the tail then weighs more).
+        level_salience: For logs: adjusts a line's salience by its level (an `E` or
+            `ERROR` record is an error even without an error word; an `INFO` record that
+            mentions an error weighs less).
 
     Returns:
         The analysis.
@@ -272,6 +296,8 @@ def analyse(raw: str, *, is_error: bool = False) -> Analysis:
             if not text or _NOISE_RE.match(text):
                 continue
             score = line_salience(text)
+            if level_salience is not None:
+                score = level_salience(text, score)
             if score:
                 own[line_no] = score
                 texts[line_no] = text

@@ -1,0 +1,439 @@
+"""The log view: what a log holds, in numbers, and the lines around its errors.
+
+The model sees the line count, the time range (common timestamp formats), how many lines
+each level has, the most frequent message templates with their counts (repeated lines
+grouped; see `_templates`), and windows around the first and last errors and other
+high-priority lines (see `_salience`), with references to the error windows.
+
+Template counts come from all lines up to `TEMPLATE_SAMPLE_LINES`; for longer logs from an
+evenly spaced sample of that many lines (the view says so).
+
+Example:
+    ```python
+    from langchain_result_layer.views.logs import LogView
+
+    log = "\\n".join(f"2024-01-02 10:00:{i % 60:02d} INFO worker {i} done" for i in range(500))
+    assert LogView().sniff(log) > 0.5
+    ```
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from langchain_result_layer.core.evidence import (
+    SALIENCE_DETAIL,
+    SALIENCE_ERROR,
+    SALIENCE_EXIT,
+    SALIENCE_STRONG,
+    SALIENCE_SUMMARY,
+)
+from langchain_result_layer.core.render import Fence, plural
+from langchain_result_layer.core.view import ResultView
+from langchain_result_layer.views._layout import (
+    OBSERVATIONS_TITLE,
+    SUMMARY_TITLE,
+    Layout,
+    Section,
+    clip,
+    header_text,
+    minimal_text,
+    stamp_view,
+)
+from langchain_result_layer.views._lines import error_reference, omitted_line_ranges, window_sections
+from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._templates import TemplateResult, mine_templates
+from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+from langchain_result_layer.views.command import finish_line_layout, render_line_evidence
+from langchain_result_layer.views.text import TextView, utf8_length
+
+__all__ = ["TEMPLATE_SAMPLE_LINES", "LogView", "level_of"]
+
+TEMPLATE_SAMPLE_LINES = 10_000
+"""Templates are mined on at most this many lines (evenly spaced when the log is longer)."""
+
+_SNIFF_CHARS = 32_000
+_TEMPLATE_CHOICES = (10, 6, 3, 0)
+_MIN_EVIDENCE_LINES = 15
+_TEMPLATE_CHARS = 200
+_TEXT_FALLBACK = TextView()
+
+_LEVEL_RE = re.compile(
+    r"(?<![\w-])\[?(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|CRITICAL|CRIT|FATAL"
+    r"|ALERT|EMERG|PANIC|trace|debug|info|notice|warn|warning|error|crit|fatal|alert|emerg)\]?"
+    r"(?![\w-])"
+)
+_ANDROID_LEVEL_RE = re.compile(r"^\s*\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+\d+\s+([VDIWEFA])\s")
+_LEVEL_NAMES = {
+    "WARNING": "WARN",
+    "ERR": "ERROR",
+    "CRITICAL": "CRIT",
+    "V": "VERBOSE",
+    "D": "DEBUG",
+    "I": "INFO",
+    "W": "WARN",
+    "E": "ERROR",
+    "F": "FATAL",
+    "A": "FATAL",
+}
+_ERROR_LEVELS = {"ERROR", "SEVERE", "CRIT", "FATAL", "ALERT", "EMERG", "PANIC"}
+_LEVEL_ORDER = (
+    "FATAL", "PANIC", "EMERG", "ALERT", "CRIT", "SEVERE", "ERROR", "WARN", "NOTICE", "INFO",
+    "DEBUG", "TRACE", "VERBOSE",
+)
+
+
+def level_of(line: str) -> str | None:
+    """The level of a log record, from its first 120 characters.
+
+    Args:
+        line: One log line.
+
+    Returns:
+        A normalised level name (`ERROR`, `WARN`, `INFO`, ...), or `None`.
+
+    Example:
+        ```python
+        assert level_of("2024-01-02 10:00:00,123 - WARNING [main] - disk 91% full") == "WARN"
+        assert level_of("03-17 16:13:38.811  1702  2395 E AndroidRuntime: crash") == "ERROR"
+        ```
+    """
+    head = line[:120]
+    android = _ANDROID_LEVEL_RE.match(head)
+    if android:
+        return _LEVEL_NAMES[android.group(1)]
+    match = _LEVEL_RE.search(head)
+    if match is None:
+        return None
+    name = match.group(1).upper()
+    return _LEVEL_NAMES.get(name, name)
+
+
+def _level_salience(line: str, score: float) -> float:
+    """A record's level outweighs its words: `ERROR` is evidence, `INFO` much less so."""
+    level = level_of(line)
+    if level is None or score >= SALIENCE_EXIT:
+        return score
+    if level in ("FATAL", "PANIC", "EMERG", "ALERT", "CRIT"):
+        return max(score, SALIENCE_SUMMARY)
+    if level in _ERROR_LEVELS:
+        return max(score, SALIENCE_STRONG)
+    if level == "WARN":
+        return max(min(score, SALIENCE_ERROR), SALIENCE_DETAIL)
+    return score * 0.5
+
+
+@dataclass(slots=True)
+class _LogData:
+    analysis: Analysis
+    time: TimeRange | None
+    levels: dict[str, int]
+    templates: TemplateResult | None
+    template_lines: list[int]
+    sampled: bool
+
+
+def _split_lines(raw: str) -> list[str]:
+    lines = raw.split("\n")
+    if lines and lines[-1] == "" and raw.endswith("\n"):
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def _analyse_log(raw: str, *, is_error: bool) -> _LogData:
+    lines = _split_lines(raw)
+    analysis = analyse(raw, is_error=is_error, level_salience=_level_salience)
+    time = time_range(lines) if lines else None
+    levels: Counter[str] = Counter()
+    for line in lines:
+        level = level_of(line)
+        if level is not None:
+            levels[level] += 1
+    total = len(lines)
+    if total > TEMPLATE_SAMPLE_LINES:
+        step = total / TEMPLATE_SAMPLE_LINES
+        picked = [int(i * step) for i in range(TEMPLATE_SAMPLE_LINES)]
+        sampled = True
+    else:
+        picked = list(range(total))
+        sampled = False
+    templates = (
+        mine_templates((lines[i] for i in picked), strip_header=True) if picked else None
+    )
+    return _LogData(
+        analysis=analysis,
+        time=time,
+        levels=dict(levels),
+        templates=templates,
+        template_lines=[i + 1 for i in picked],
+        sampled=sampled,
+    )
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86_400:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    return f"{s // 86_400}d{(s % 86_400) // 3600:02d}h"
+
+
+class LogView(ResultViewBuilder):
+    """Counts, time range, levels, templates and error windows of a log.
+
+    Example:
+        ```python
+        from langchain_result_layer.views import choose_view
+
+        log = "\\n".join(f"Jun 14 15:16:{i % 60:02d} host sshd[{i}]: session opened" for i in range(400))
+        assert choose_view(log).kind == "log"
+        ```
+    """
+
+    kind: ClassVar[str] = "log"
+
+    def sniff(self, payload: object) -> float:
+        """Most lines of the start start with a timestamp or carry a level."""
+        if not isinstance(payload, str) or not payload:
+            return 0.0
+        head = payload[:_SNIFF_CHARS]
+        lines = [ln for ln in head.split("\n")[:200] if ln.strip()]
+        if len(payload) >= _SNIFF_CHARS:
+            lines = lines[:-1]
+        if len(lines) < 5:
+            return 0.0
+        if detect_format(lines) is not None:
+            return 0.8
+        leveled = sum(1 for ln in lines if level_of(ln) is not None)
+        return 0.65 if leveled >= 0.7 * len(lines) else 0.0
+
+    def prepare(self, payload: object) -> Prepared:
+        """Keep text as it is (anything else as JSON); analyse it once."""
+        prepared = _TEXT_FALLBACK.prepare(payload)
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
+            "utf-8", "replace"
+        )
+        prepared.data = _analyse_log(raw, is_error=False)
+        return prepared
+
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """Facts, top templates and as many evidence lines as fit."""
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
+            "utf-8", "replace"
+        )
+        data = prepared.data
+        if not isinstance(data, _LogData):
+            data = _analyse_log(raw, is_error=ctx.is_error)
+        analysis = data.analysis
+        summary = _log_summary(data, raw)
+        template_items = _template_items(data)
+        template_texts = [str(t["template"]) for t in template_items]
+        fitted: tuple[str, ResultView] | None = None
+        for n_templates in _TEMPLATE_CHOICES:
+            shown_templates = template_items[:n_templates]
+
+            def build_view(
+                items: list[dict[str, object]], shown: list[dict[str, Any]] = shown_templates
+            ) -> ResultView:
+                return self._view(ctx, analysis, summary, shown, items, raw)
+
+            attempt = render_line_evidence(
+                analysis=analysis,
+                ctx=ctx,
+                build_view=build_view,
+                compose=lambda v, fence: self._compose(v, ctx, fence),
+                extra_parts=template_texts,
+                reserve_tokens=220 + 25 * len(shown_templates),
+            )
+            if attempt is None:
+                continue
+            fitted = attempt
+            windows = [i for i in attempt[1].items if i.get("type") == "window"]
+            shown_lines = sum(len(list(w["lines"])) for w in windows)  # type: ignore[call-overload]
+            if shown_lines >= min(_MIN_EVIDENCE_LINES, len(analysis.priority)):
+                break
+        if fitted is None:
+            facts = plural(analysis.total_lines, "line")
+            text = minimal_text(ctx, facts)
+            view = self._view(ctx, analysis, summary, [], [], raw)
+            return Rendered(content=text, view=stamp_view(view, text, ctx))
+        text, view = fitted
+        return Rendered(content=text, view=stamp_view(view, text, ctx))
+
+    # ------------------------------------------------------------------ record and layout
+
+    def _view(
+        self,
+        ctx: ViewContext,
+        analysis: Analysis,
+        summary: dict[str, Any],
+        templates: list[dict[str, Any]],
+        windows: list[dict[str, object]],
+        raw: str,
+    ) -> ResultView:
+        omitted = omitted_line_ranges(analysis, windows)
+        references: dict[str, str] = {}
+        base = ctx.reference
+        if base is not None:
+            references["all"] = str(base)
+            if analysis.first_error is not None:
+                references["first_error"] = str(
+                    error_reference(base, analysis.first_error, analysis.total_lines)
+                )
+            if analysis.last_error is not None and analysis.last_error != analysis.first_error:
+                references["last_error"] = str(
+                    error_reference(base, analysis.last_error, analysis.total_lines)
+                )
+            if omitted:
+                gap = max(omitted, key=lambda r: r.lines)
+                references["next"] = str(
+                    base.with_lines(gap.start_line, min(gap.end_line, gap.start_line + 199))
+                )
+        observations: list[str] = []
+        share = summary.get("top_template_share")
+        if isinstance(share, float) and share >= 0.5 and summary.get("template_count", 0) > 1:
+            observations.append(
+                f"One template covers {share:.0%} of the lines; the other "
+                f"{int(summary['template_count']) - 1:,} templates may hold what is unusual."
+            )
+        shown = sum(len(list(w["lines"])) for w in windows)  # type: ignore[call-overload]
+        return ResultView(
+            kind=self.kind,
+            summary=dict(summary),
+            items=[*templates, *windows],
+            total=analysis.total_lines,
+            unit="lines",
+            shown=shown,
+            observations=observations,
+            references=references,
+            omitted=omitted,
+            truncated=True,
+            original_chars=len(raw),
+            original_lines=analysis.total_lines,
+            original_bytes=utf8_length(raw),
+            normalised=True,
+        )
+
+    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+        s = view.summary
+        facts = [f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}"]
+        time = s.get("time")
+        if isinstance(time, Mapping):
+            span = _duration(time.get("span_seconds"))
+            facts.append(
+                f"time {time['first']} to {time['last']}" + (f" ({span})" if span else "")
+            )
+        levels = s.get("levels") or {}
+        if levels:
+            facts.append(
+                "levels " + " · ".join(f"{name} {count:,}" for name, count in levels.items())
+            )
+        if s.get("template_count"):
+            sample = " in a sample" if s.get("templates_sampled") else ""
+            facts.append(f"{plural(int(s['template_count']), 'template')}{sample}")
+        errors = int(s.get("error_lines", 0))
+        if errors:
+            facts.append(
+                f"{plural(errors, 'error line')}, first at line {int(s['first_error']):,}, "
+                f"last at line {int(s['last_error']):,}"
+            )
+        else:
+            facts.append("no error lines recognised")
+        templates = [i for i in view.items if i.get("type") == "template"]
+        windows = [i for i in view.items if i.get("type") == "window"]
+        shown_parts = []
+        if templates:
+            shown_parts.append(plural(len(templates), "template"))
+        shown_parts.append(
+            f"{plural(len(windows), 'window')} of {plural(view.shown, 'line')}" if windows else "no lines"
+        )
+        header = header_text(ctx, self.kind, "; ".join(facts), ", ".join(shown_parts))
+        sections: list[Section] = []
+        if templates:
+            sample_note = (
+                f" in a sample of {int(s['template_sample']):,} lines"
+                if s.get("templates_sampled")
+                else ""
+            )
+            lines = [
+                f"{int(t['count']):,}× (first line {int(t['first_line']):,}): {t['template']}"
+                for t in templates
+            ]
+            sections.append(
+                Section(
+                    title=f"{SUMMARY_TITLE}: most frequent templates{sample_note}, <*> = variable",
+                    lines=lines,
+                )
+            )
+        sections.extend(window_sections(windows, fence))
+        return finish_line_layout(header, sections, view, ctx)
+
+
+def _template_items(data: _LogData) -> list[dict[str, Any]]:
+    if data.templates is None:
+        return []
+    items: list[dict[str, Any]] = []
+    for template in data.templates.by_count()[: max(_TEMPLATE_CHOICES)]:
+        text, _ = clip(template.text, _TEMPLATE_CHARS)
+        items.append(
+            {
+                "type": "template",
+                "template": text,
+                "count": template.count,
+                "first_line": data.template_lines[template.first_index],
+                "last_line": data.template_lines[template.last_index],
+            }
+        )
+    return items
+
+
+def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
+    analysis = data.analysis
+    summary: dict[str, Any] = {
+        "lines": analysis.total_lines,
+        "chars": len(raw),
+        "error_lines": len(analysis.error_lines),
+        "error_patterns": analysis.patterns,
+        "first_error": analysis.first_error,
+        "last_error": analysis.last_error,
+        "levels": {name: data.levels[name] for name in _LEVEL_ORDER if name in data.levels},
+        "partial_scan": analysis.partial,
+    }
+    if data.time is not None:
+        t = data.time
+        summary["time"] = {
+            "format": t.format,
+            "first": t.first[0],
+            "first_line": t.first[1],
+            "last": t.last[0],
+            "last_line": t.last[1],
+            "earliest": t.earliest,
+            "latest": t.latest,
+            "span_seconds": t.span_seconds,
+            "stamped_lines": t.stamped_lines,
+        }
+    if data.templates is not None:
+        ordered = data.templates.by_count()
+        sample = len(data.templates.assignments)
+        summary["template_count"] = len(ordered)
+        summary["template_sample"] = sample
+        summary["templates_sampled"] = data.sampled
+        if ordered and sample:
+            summary["top_template_share"] = ordered[0].count / sample
+    head = [plural(analysis.total_lines, "line")]
+    if data.time is not None:
+        head.append(f"{data.time.first[0]} to {data.time.last[0]}")
+    if analysis.error_lines:
+        head.append(plural(len(analysis.error_lines), "error line"))
+    summary["headline"] = "log: " + ", ".join(head)
+    return summary
