@@ -1,18 +1,29 @@
 """Kind-specific views and the registry that picks one for each result.
 
-The tool's declared kind wins (`ToolPolicy(kind="log")`); otherwise every registered view
-sniffs the output and the most confident one renders it, with the plain text view as the
-fallback. Register your own with `register_view`.
+Choosing a view:
+
+1. the tool's declared kind wins (`ToolPolicy(kind="log")`);
+2. otherwise every registered view sniffs the output (cheaply: text views look at a prefix,
+   and the command view also at the last few kilobytes) and the most confident one above
+   0.5 renders it; user-registered views take part like the built-in ones, and win ties;
+3. the plain text view (head + error windows + tail) is the fallback.
+
+Built-in kinds: `text`, `rows`, `log`, `command`, `file`, `json`, `search`, `binary`.
+Register your own with `register_view`.
 
 Example:
     ```python
     from langchain_result_layer.views import choose_view
 
     assert choose_view("hello").kind == "text"
+    assert choose_view([{"id": 1}, {"id": 2}]).kind == "rows"
+    assert choose_view(b"\\x89PNG\\r\\n\\x1a\\n").kind == "binary"
     ```
 """
 
 from __future__ import annotations
+
+import logging
 
 from langchain_result_layer.views.base import (
     Prepared,
@@ -24,12 +35,27 @@ from langchain_result_layer.views.base import (
     register_view,
     registered_views,
 )
+from langchain_result_layer.views.binary import BinaryView
+from langchain_result_layer.views.command import CommandView
+from langchain_result_layer.views.files import FileView
+from langchain_result_layer.views.json_view import JsonView
+from langchain_result_layer.views.logs import LogView
+from langchain_result_layer.views.rows import RowsView
+from langchain_result_layer.views.search import SearchView
 from langchain_result_layer.views.text import TextView
 
 __all__ = [
+    "BUILTIN_KINDS",
+    "BinaryView",
+    "CommandView",
+    "FileView",
+    "JsonView",
+    "LogView",
     "Prepared",
     "Rendered",
     "ResultViewBuilder",
+    "RowsView",
+    "SearchView",
     "SliceRequest",
     "TextView",
     "ViewContext",
@@ -39,15 +65,34 @@ __all__ = [
     "registered_views",
 ]
 
+logger = logging.getLogger(__name__)
+
 _SNIFF_THRESHOLD = 0.5
+
+BUILTIN_KINDS: tuple[str, ...] = (
+    "text",
+    "rows",
+    "log",
+    "command",
+    "file",
+    "json",
+    "search",
+    "binary",
+)
+"""Kinds registered when the package is imported."""
 
 
 def _register_builtin_views() -> None:
-    from langchain_result_layer.views.command import CommandView  # noqa: PLC0415
-    from langchain_result_layer.views.logs import LogView  # noqa: PLC0415
-    from langchain_result_layer.views.rows import RowsView  # noqa: PLC0415
-
-    for view in (TextView(), RowsView(), CommandView(), LogView()):
+    for view in (
+        TextView(),
+        RowsView(),
+        LogView(),
+        CommandView(),
+        FileView(),
+        JsonView(),
+        SearchView(),
+        BinaryView(),
+    ):
         register_view(view)
 
 
@@ -78,10 +123,15 @@ def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilde
         return view
     best: ResultViewBuilder = views.get("text") or TextView()
     best_score = _SNIFF_THRESHOLD
-    for view in views.values():
+    # User views are asked first and keep ties; built-in views in a fixed order.
+    ordered = [v for k, v in views.items() if k not in BUILTIN_KINDS] + [
+        views[k] for k in BUILTIN_KINDS if k in views
+    ]
+    for view in ordered:
         try:
-            score = view.sniff(payload)
+            score = float(view.sniff(payload))
         except Exception:  # noqa: BLE001 - a broken user view must not break the pipeline
+            logger.warning("view %r failed to sniff; skipped", view.kind, exc_info=True)
             continue
         if score > best_score:
             best, best_score = view, score

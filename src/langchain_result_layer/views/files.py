@@ -48,6 +48,7 @@ _MAX_OUTLINE = 400
 _HEAD_LINES = 40
 _LINE_CHARS = 240
 _TEXT_FALLBACK = TextView()
+_PLURALS = {"class": "classes"}
 
 _CODE_DEF_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("function", re.compile(r"^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)")),
@@ -191,7 +192,7 @@ def outline(text: str, *, language: str | None = None) -> list[OutlineEntry]:
     """
     if language == "python" or (language is None and _looks_like_python(text)):
         entries = _python_outline(text)
-        if entries is not None:
+        if entries:
             return _fill_ends(entries, text.count("\n") + 1)
     lines = text.split("\n")
     if language == "markdown" or (language is None and _looks_like_doc(text)):
@@ -253,10 +254,12 @@ class FileView(ResultViewBuilder):
         lines = head.split("\n")
         if _looks_like_python(head):
             defs = sum(1 for ln in lines if re.match(r"\s*(?:async\s+)?(?:def|class)\s+\w", ln))
-            return 0.7 if defs >= 2 else 0.0
+            if defs >= 2:
+                return 0.7
         if _looks_like_doc(head):
             headings = sum(1 for ln in lines if _MD_HEADING_RE.match(ln))
-            return 0.6 if headings >= 2 else 0.0
+            if headings >= 2:
+                return 0.6
         defs = len(_code_outline(lines))
         braces = head.count("{") + head.count("}")
         return 0.6 if defs >= 3 and braces >= 4 else 0.0
@@ -411,7 +414,7 @@ class FileView(ResultViewBuilder):
             f"{s['language']}",
         ]
         if kinds:
-            facts.append(", ".join(plural(n, k) for k, n in kinds.items()))
+            facts.append(", ".join(plural(n, k, _PLURALS.get(k)) for k, n in kinds.items()))
         entries = [i for i in view.items if i.get("type") in ("definition", "heading")]
         head = [i for i in view.items if i.get("type") == "window"]
         keys = [i for i in view.items if i.get("type") == "key_line"]

@@ -1,0 +1,253 @@
+"""The binary view: size, detected type, SHA-256 and a short preview of printable strings.
+
+Bytes never go to the model as such. The view states what the bytes are (from their magic
+number), how many there are, their SHA-256 (to compare or cite them), and the first
+printable strings inside them (as `strings(1)` would show); a byte range of the stored
+original can be fetched with `?offset=&limit=`.
+
+Example:
+    ```python
+    from langchain_result_layer.views.binary import detect_type
+
+    assert detect_type(b"\\x89PNG\\r\\n\\x1a\\n....") == "PNG image"
+    ```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, ClassVar
+
+from langchain_result_layer.core.normalize import clean_for_display
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import plural
+from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views._layout import (
+    Layout,
+    Section,
+    clip,
+    footer_text,
+    header_text,
+    human_size,
+    largest_fitting,
+    minimal_text,
+    new_fence,
+    stamp_view,
+)
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+
+__all__ = ["BinaryView", "detect_type", "printable_strings"]
+
+_MAGIC: tuple[tuple[int, bytes, str], ...] = (
+    (0, b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (0, b"\xff\xd8\xff", "JPEG image"),
+    (0, b"GIF87a", "GIF image"),
+    (0, b"GIF89a", "GIF image"),
+    (0, b"%PDF-", "PDF document"),
+    (0, b"PK\x03\x04", "ZIP archive (also docx/xlsx/jar/wheel)"),
+    (0, b"PK\x05\x06", "ZIP archive (empty)"),
+    (0, b"\x1f\x8b", "gzip data"),
+    (0, b"BZh", "bzip2 data"),
+    (0, b"\xfd7zXZ\x00", "xz data"),
+    (0, b"(\xb5/\xfd", "zstd data"),
+    (0, b"7z\xbc\xaf\x27\x1c", "7-Zip archive"),
+    (0, b"Rar!\x1a\x07", "RAR archive"),
+    (0, b"\x7fELF", "ELF executable"),
+    (0, b"MZ", "Windows executable (PE/DOS)"),
+    (0, b"\xcf\xfa\xed\xfe", "Mach-O executable"),
+    (0, b"\xfe\xed\xfa\xcf", "Mach-O executable"),
+    (0, b"\xca\xfe\xba\xbe", "Java class file or Mach-O universal binary"),
+    (0, b"\x00asm", "WebAssembly module"),
+    (0, b"SQLite format 3\x00", "SQLite database"),
+    (0, b"OggS", "Ogg media"),
+    (0, b"ID3", "MP3 audio"),
+    (0, b"fLaC", "FLAC audio"),
+    (0, b"\x1aE\xdf\xa3", "Matroska/WebM video"),
+    (0, b"BM", "BMP image"),
+    (0, b"II*\x00", "TIFF image"),
+    (0, b"MM\x00*", "TIFF image"),
+    (0, b"\x00\x00\x01\x00", "ICO image"),
+    (0, b"wOFF", "WOFF font"),
+    (0, b"wOF2", "WOFF2 font"),
+    (0, b"PAR1", "Parquet file"),
+    (0, b"ARROW1", "Arrow file"),
+    (0, b"\x93NUMPY", "NumPy array"),
+    (0, b"\x80\x04\x95", "Python pickle"),
+    (257, b"ustar", "tar archive"),
+)
+_STRINGS_RE = re.compile(rb"[\x20-\x7e\t]{6,}")
+_PREVIEW_BYTES = 1 << 20
+_MAX_STRINGS = 60
+_STRING_CHARS = 120
+
+
+def detect_type(data: bytes) -> str:
+    """A name for what the bytes are, from their magic number.
+
+    Args:
+        data: The bytes (their first kilobytes suffice).
+
+    Returns:
+        A short description; `UTF-8 text` or `binary data` when no magic number matches.
+
+    Example:
+        ```python
+        assert detect_type(b"%PDF-1.7 ...") == "PDF document"
+        ```
+    """
+    for offset, magic, name in _MAGIC:
+        if data[offset : offset + len(magic)] == magic:
+            return name
+    if data[:4] == b"RIFF" and len(data) >= 12:
+        sub = data[8:12]
+        return {b"WAVE": "WAV audio", b"WEBP": "WebP image", b"AVI ": "AVI video"}.get(
+            sub, "RIFF container"
+        )
+    if data[4:8] == b"ftyp":
+        return "MP4/QuickTime media"
+    head = data[:4096]
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:
+            return "binary data"
+    if b"\x00" in head:
+        return "binary data"
+    return "UTF-8 text"
+
+
+def printable_strings(data: bytes, *, limit: int = _MAX_STRINGS) -> list[tuple[int, str]]:
+    """Runs of at least 6 printable ASCII characters, with their byte offsets.
+
+    Args:
+        data: The bytes (only the first megabyte is scanned).
+        limit: How many strings to return.
+
+    Returns:
+        `(offset, text)` pairs.
+
+    Example:
+        ```python
+        assert printable_strings(b"\\x00\\x01hello world\\x00") == [(2, "hello world")]
+        ```
+    """
+    out: list[tuple[int, str]] = []
+    for match in _STRINGS_RE.finditer(data, 0, min(len(data), _PREVIEW_BYTES)):
+        out.append((match.start(), match.group().decode("ascii")))
+        if len(out) >= limit:
+            break
+    return out
+
+
+class BinaryView(ResultViewBuilder):
+    """Size, type, SHA-256 and printable strings of binary results.
+
+    Example:
+        ```python
+        from langchain_result_layer.views import choose_view
+
+        assert choose_view(b"\\x7fELF" + bytes(5000)).kind == "binary"
+        ```
+    """
+
+    kind: ClassVar[str] = "binary"
+
+    def sniff(self, payload: object) -> float:
+        """Bytes are binary."""
+        return 0.95 if isinstance(payload, (bytes, bytearray, memoryview)) else 0.0
+
+    def prepare(self, payload: object) -> Prepared:
+        """Store the bytes exactly; hash and inspect them once."""
+        if isinstance(payload, (bytearray, memoryview)):
+            payload = bytes(payload)
+        if isinstance(payload, str):
+            payload = payload.encode("utf-8", "surrogatepass")
+        if not isinstance(payload, bytes):
+            payload = repr(payload).encode("utf-8", "replace")
+        facts: dict[str, Any] = {
+            "bytes": len(payload),
+            "type": detect_type(payload[:8192]),
+            "sha256": hashlib.sha256(payload).hexdigest(),
+        }
+        strings = printable_strings(payload)
+        return Prepared(raw=payload, data=strings, text=False, facts=facts)
+
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """Facts first, then as many printable strings as fit."""
+        facts = dict(prepared.facts)
+        strings: list[tuple[int, str]] = list(prepared.data or [])
+        lines = [f"{off:>8}: {clean_for_display(clip(text, _STRING_CHARS)[0])}" for off, text in strings]
+        fence = new_fence(lines)
+        views: dict[int, ResultView] = {}
+
+        def build(n: int) -> str:
+            view = self._view(ctx, facts, strings[:n], lines[:n])
+            views[n] = view
+            return self._compose(view, ctx).render(fence)
+
+        chosen = largest_fitting(
+            build, lo=0, hi=len(lines), budget=ctx.budget, counter=ctx.counter, guess=len(lines)
+        )
+        if chosen is None:
+            text = minimal_text(ctx, f"{facts['type']}, {plural(int(facts['bytes']), 'byte')}")
+            view = self._view(ctx, facts, [], [])
+            return Rendered(content=text, view=stamp_view(view, text, ctx))
+        n, text = chosen
+        return Rendered(content=text, view=stamp_view(views[n], text, ctx))
+
+    def _view(
+        self,
+        ctx: ViewContext,
+        facts: dict[str, Any],
+        strings: list[tuple[int, str]],
+        lines: list[str],
+    ) -> ResultView:
+        size = int(facts["bytes"])
+        references: dict[str, str] = {}
+        if ctx.reference is not None:
+            references["all"] = str(ctx.reference)
+            references["next"] = str(ctx.reference.with_chars(0, min(size, 4_096)))
+        items = [
+            {"type": "string", "offset": off, "text": line}
+            for (off, _), line in zip(strings, lines)
+        ]
+        summary = dict(facts)
+        summary["strings_shown"] = len(items)
+        summary["headline"] = f"binary: {facts['type']}, {plural(size, 'byte')}"
+        return ResultView(
+            kind=self.kind,
+            summary=summary,
+            items=items,
+            total=size,
+            unit="bytes",
+            shown=0,
+            references=references,
+            omitted=[OmittedRange(start_line=1, end_line=1, start_char=0, end_char=size, lines=0)]
+            if size
+            else [],
+            truncated=bool(size),
+            original_bytes=size,
+            original_chars=size,
+        )
+
+    def _compose(self, view: ResultView, ctx: ViewContext) -> Layout:
+        s = view.summary
+        facts = f"{s['type']}, {human_size(int(s['bytes']), 'byte')} ({int(s['bytes']):,} bytes), sha256 {s['sha256']}"
+        shown = plural(len(view.items), "printable string") if view.items else "facts only"
+        header = header_text(ctx, self.kind, facts, shown)
+        sections = []
+        if view.items:
+            sections.append(
+                Section(
+                    title="printable strings (byte offset: text), as strings(1) shows them",
+                    lines=[str(i["text"]) for i in view.items],
+                )
+            )
+        refs: list[tuple[str, Reference | str]] = []
+        if "next" in view.references:
+            refs.append(("First bytes", view.references["next"]))
+        footer = footer_text(
+            ctx, omitted=f"the {plural(int(s['bytes']), 'byte')} themselves", references=refs
+        )
+        return Layout(header=header, sections=sections, footer=footer)

@@ -1,0 +1,430 @@
+"""The search view: how many hits, where, the top hits, and a reference to the rest.
+
+Recognised output:
+
+- `path:line:text` and `path:line:col:text` (grep -n, ripgrep, git grep, compilers), with
+  grep's `path-line-text` context lines and `--` separators;
+- ripgrep/ag heading mode: a path line, then `line:text` (`line-text` for context) lines;
+- per-file match lines of agent tools (`Line 12: text` under a file header) and counts
+  headers such as `Found 12 matches for "x" in /repo`;
+- plain path lists (`find`, `fd`, `git ls-files`): every line is a hit on a file.
+
+The top hits are chosen for coverage: hits are taken in the order the tool printed them, but
+each further hit from the same directory counts for less, so one directory with hundreds of
+matches does not hide the others. The hits shown are printed exactly as the tool printed them.
+
+Example:
+    ```python
+    from langchain_result_layer.views.search import parse_hits
+
+    hits = parse_hits("src/a.py:3:import os\\nsrc/b.py:10:5:x = 1\\n")
+    assert [(h.path, h.line) for h in hits.hits] == [("src/a.py", 3), ("src/b.py", 10)]
+    ```
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from langchain_result_layer.core.normalize import clean_for_display
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import Fence, plural
+from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views._layout import (
+    Layout,
+    Section,
+    clip,
+    footer_text,
+    header_text,
+    largest_fitting,
+    minimal_text,
+    new_fence,
+    stamp_view,
+)
+from langchain_result_layer.views._lines import range_phrase
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+from langchain_result_layer.views.text import TextView, utf8_length
+
+__all__ = ["SearchHits", "SearchView", "parse_hits"]
+
+_SNIFF_CHARS = 32_000
+_LINE_CHARS = 300
+_TOP_FILES = 15
+_TEXT_FALLBACK = TextView()
+
+_PATH = r"(?:[A-Za-z]:)?[^\s:\x00]*[\w\]\)]"
+_HIT_RE = re.compile(rf"^(?P<path>{_PATH}):(?P<line>\d+):(?:(?P<col>\d+):)?(?P<text>.*)$")
+_CONTEXT_RE = re.compile(rf"^(?P<path>{_PATH})-(?P<line>\d+)-(?P<text>.*)$")
+_HEADING_HIT_RE = re.compile(r"^(?P<line>\d+)(?::(?P<col>\d+))?[:](?P<text>.*)$")
+_HEADING_CTX_RE = re.compile(r"^(?P<line>\d+)-(?P<text>.*)$")
+_AGENT_LINE_RE = re.compile(r"^Line (?P<line>\d+):(?P<text>.*)$")
+_PATH_ONLY_RE = re.compile(r"^(?:\./|/|[A-Za-z]:\\|[\w.@-]+/)[^\s:]*[^\s:/]$|^[\w.-]+\.\w{1,8}$")
+_COUNT_HEADER_RE = re.compile(
+    r"^(?:Found|Showing|No) .{0,200}?\b(?:match(?:es)?|results?|files?|hits?)\b.*$", re.IGNORECASE
+)
+_FILE_HEADER_RE = re.compile(r"^\[?File:?\]?\s*(?P<path>\S.*?)(?:\s+\((?P<count>\d+) match(?:es)?\))?$")
+_AGENT_FILE_COUNT_RE = re.compile(r"^(?P<path>\S.*?) \((?P<count>\d+) match(?:es)?\)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search hit.
+
+    Attributes:
+        index: 1-based line of the output that holds the hit.
+        path: The file.
+        line: Line in the file (`None` for path-only results).
+        text: The hit line exactly as the tool printed it.
+    """
+
+    index: int
+    path: str
+    line: int | None
+    text: str
+
+
+@dataclass(slots=True)
+class SearchHits:
+    """Hits recognised in a search output.
+
+    Attributes:
+        hits: Hits in output order.
+        style: `grep`, `heading`, `agent`, or `paths`.
+        lines: Lines of the output.
+        headers: Output lines that state counts (`Found 12 matches ...`).
+        context_lines: Context lines (not hits).
+        stated_counts: Per-file counts the tool stated itself.
+    """
+
+    hits: list[Hit] = field(default_factory=list)
+    style: str = "grep"
+    lines: int = 0
+    headers: list[str] = field(default_factory=list)
+    context_lines: int = 0
+    stated_counts: dict[str, int] = field(default_factory=dict)
+
+
+def _split(text: str) -> list[str]:
+    lines = text.split("\n")
+    if lines and lines[-1] == "" and text.endswith("\n"):
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def parse_hits(text: str) -> SearchHits:
+    """Recognise the hits in a search tool's output.
+
+    Args:
+        text: The output.
+
+    Returns:
+        The hits (possibly none) and what else was seen.
+
+    Example:
+        ```python
+        assert parse_hits("./a.py\\n./b/c.py\\n").style == "paths"
+        ```
+    """
+    lines = _split(text)
+    result = SearchHits(lines=len(lines))
+    grep_like = 0
+    paths_only = 0
+    for ln in lines[:400]:
+        if _HIT_RE.match(ln) or _CONTEXT_RE.match(ln):
+            grep_like += 1
+        elif _PATH_ONLY_RE.match(ln.strip()):
+            paths_only += 1
+    current: str | None = None
+    for index, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped == "--":
+            current = None if result.style == "heading" and not stripped else current
+            continue
+        if _COUNT_HEADER_RE.match(stripped):
+            result.headers.append(stripped)
+            continue
+        match = _HIT_RE.match(line) if grep_like else None
+        if match is not None:
+            result.hits.append(Hit(index, match.group("path"), int(match.group("line")), line))
+            continue
+        if grep_like and _CONTEXT_RE.match(line):
+            result.context_lines += 1
+            continue
+        agent = _AGENT_LINE_RE.match(stripped)
+        if agent is not None:
+            result.style = "agent"
+            result.hits.append(Hit(index, current or "", int(agent.group("line")), line))
+            continue
+        if current is not None and result.style in ("heading", "grep"):
+            heading = _HEADING_HIT_RE.match(stripped)
+            if heading is not None:
+                result.style = "heading"
+                result.hits.append(Hit(index, current, int(heading.group("line")), line))
+                continue
+            if _HEADING_CTX_RE.match(stripped):
+                result.context_lines += 1
+                continue
+        counted = _AGENT_FILE_COUNT_RE.match(stripped)
+        if counted is not None:
+            current = counted.group("path")
+            result.stated_counts[current] = int(counted.group("count"))
+            continue
+        header = _FILE_HEADER_RE.match(stripped) if stripped.startswith(("[File", "File")) else None
+        if header is not None:
+            current = header.group("path")
+            continue
+        if _PATH_ONLY_RE.match(stripped):
+            if paths_only >= max(3, grep_like):
+                result.style = "paths"
+                result.hits.append(Hit(index, stripped, None, line))
+            else:
+                current = stripped
+            continue
+    if result.style == "grep" and not grep_like and result.hits:
+        result.style = "heading"
+    return result
+
+
+def _directory(path: str) -> str:
+    parts = [p for p in re.split(r"[/\\]", path) if p not in ("", ".")]
+    return "/".join(parts[:-1][:2]) or "."
+
+
+def _coverage_order(hits: list[Hit]) -> list[int]:
+    """Hit indexes in output order with diminishing returns per directory."""
+    groups: dict[str, list[int]] = {}
+    for i, hit in enumerate(hits):
+        groups.setdefault(_directory(hit.path), []).append(i)
+    heap: list[tuple[float, int, str, int]] = []
+    for key, members in groups.items():
+        heap.append((0.0 + members[0] / max(1, len(hits)), members[0], key, 0))
+    heapq.heapify(heap)
+    order: list[int] = []
+    while heap:
+        _, index, key, taken = heapq.heappop(heap)
+        order.append(index)
+        members = groups[key]
+        if taken + 1 < len(members):
+            nxt = members[taken + 1]
+            cost = (taken + 1) * 0.15 + nxt / max(1, len(hits))
+            heapq.heappush(heap, (cost, nxt, key, taken + 1))
+    return order
+
+
+@dataclass(slots=True)
+class _SearchData:
+    parsed: SearchHits
+    order: list[int]
+    line_ends: list[int]
+
+
+class SearchView(ResultViewBuilder):
+    """Total hits, hits per file, the top hits and a reference to the rest.
+
+    Example:
+        ```python
+        from langchain_result_layer.views import choose_view
+
+        out = "".join(f"src/m{i % 7}.py:{i}:    value = {i}\\n" for i in range(3000))
+        assert choose_view(out).kind == "search"
+        ```
+    """
+
+    kind: ClassVar[str] = "search"
+
+    def sniff(self, payload: object) -> float:
+        """Most lines of the start are hits (`path:line:`) or paths."""
+        if not isinstance(payload, str):
+            return 0.0
+        head = payload[:_SNIFF_CHARS]
+        lines = [ln for ln in head.split("\n")[:300] if ln.strip()]
+        if len(payload) > _SNIFF_CHARS:
+            lines = lines[:-1]
+        if len(lines) < 5:
+            return 0.0
+        hits = sum(1 for ln in lines if _HIT_RE.match(ln) or _CONTEXT_RE.match(ln) or ln == "--")
+        if hits >= 0.6 * len(lines):
+            return 0.85
+        agent = sum(1 for ln in lines if _AGENT_LINE_RE.match(ln.strip()))
+        if agent >= 0.5 * len(lines):
+            return 0.8
+        paths = sum(1 for ln in lines if _PATH_ONLY_RE.match(ln.strip()))
+        counted = any(_COUNT_HEADER_RE.match(ln.strip()) for ln in lines[:3])
+        if paths >= 0.8 * len(lines) or (counted and paths >= 0.6 * len(lines)):
+            return 0.7
+        return 0.0
+
+    def prepare(self, payload: object) -> Prepared:
+        """Keep text as it is; parse the hits once."""
+        prepared = _TEXT_FALLBACK.prepare(payload)
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode("utf-8", "replace")
+        parsed = parse_hits(raw)
+        ends: list[int] = []
+        pos = raw.find("\n")
+        while pos >= 0:
+            ends.append(pos + 1)
+            pos = raw.find("\n", pos + 1)
+        if raw and not raw.endswith("\n"):
+            ends.append(len(raw))
+        prepared.data = _SearchData(parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends)
+        return prepared
+
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """Counts and files first, then as many top hits as fit."""
+        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode("utf-8", "replace")
+        data = prepared.data
+        if not isinstance(data, _SearchData) or not data.parsed.hits:
+            return _TEXT_FALLBACK.render(prepared if isinstance(prepared.raw, str) else _TEXT_FALLBACK.prepare(raw), ctx)
+        parsed = data.parsed
+        per_file = Counter(h.path for h in parsed.hits)
+        if parsed.style == "paths":
+            per_file = Counter(_directory(h.path) for h in parsed.hits)
+        top_files = per_file.most_common(_TOP_FILES)
+        hit_texts = [clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
+        file_lines = [f"{n:,} {clean_for_display(p)}" for p, n in top_files]
+        fence = new_fence(hit_texts, file_lines, parsed.headers)
+        views: dict[int, ResultView] = {}
+        n_files = len(file_lines)
+        n_hits = len(parsed.hits)
+
+        def build(level: int) -> str:
+            files = min(level, n_files)
+            chosen = max(0, level - n_files)
+            view = self._view(ctx, data, raw, top_files[:files], chosen, hit_texts, len(per_file))
+            views[level] = view
+            return self._compose(view, ctx, fence).render(fence)
+
+        chosen = largest_fitting(
+            build, lo=0, hi=n_files + n_hits, budget=ctx.budget, counter=ctx.counter,
+            guess=n_files + min(n_hits, 40),
+        )
+        if chosen is None:
+            text = minimal_text(ctx, plural(n_hits, "hit"))
+            view = self._view(ctx, data, raw, [], 0, hit_texts, len(per_file))
+            return Rendered(content=text, view=stamp_view(view, text, ctx))
+        level, text = chosen
+        return Rendered(content=text, view=stamp_view(views[level], text, ctx))
+
+    def _view(
+        self,
+        ctx: ViewContext,
+        data: _SearchData,
+        raw: str,
+        top_files: list[tuple[str, int]],
+        n_hits: int,
+        hit_texts: list[str],
+        n_groups: int,
+    ) -> ResultView:
+        parsed = data.parsed
+        picked = sorted(data.order[:n_hits])
+        items: list[dict[str, Any]] = [
+            {"type": "file" if parsed.style != "paths" else "directory", "path": p, "hits": n}
+            for p, n in top_files
+        ]
+        for i in picked:
+            hit = parsed.hits[i]
+            items.append(
+                {"type": "hit", "output_line": hit.index, "path": hit.path, "line": hit.line,
+                 "text": hit_texts[i]}
+            )
+        total_lines = parsed.lines
+        shown_lines = {parsed.hits[i].index for i in picked}
+        omitted: list[OmittedRange] = []
+        prev = 0
+        for ln in [*sorted(shown_lines), total_lines + 1]:
+            if ln - prev > 1:
+                start, end = prev + 1, ln - 1
+                start_char = data.line_ends[start - 2] if start >= 2 else 0
+                end_char = data.line_ends[end - 1] if end - 1 < len(data.line_ends) else len(raw)
+                omitted.append(
+                    OmittedRange(start_line=start, end_line=end, start_char=start_char,
+                                 end_char=end_char, lines=end - start + 1)
+                )
+            prev = ln
+        references: dict[str, str] = {}
+        base = ctx.reference
+        if base is not None:
+            references["all"] = str(base)
+            if omitted:
+                first = omitted[0]
+                references["next"] = str(
+                    base.with_lines(first.start_line, min(first.end_line, first.start_line + 199))
+                )
+        summary: dict[str, Any] = {
+            "hits": len(parsed.hits),
+            "style": parsed.style,
+            "files": n_groups if parsed.style != "paths" else len({h.path for h in parsed.hits}),
+            "directories": n_groups if parsed.style == "paths" else None,
+            "output_lines": total_lines,
+            "context_lines": parsed.context_lines,
+            "stated": parsed.headers[:3],
+            "hits_shown": len(picked),
+            "headline": f"search: {plural(len(parsed.hits), 'hit')} in {plural(n_groups, 'file' if parsed.style != 'paths' else 'directory', 'files' if parsed.style != 'paths' else 'directories')}",
+        }
+        return ResultView(
+            kind=self.kind,
+            summary=summary,
+            items=items,
+            total=len(parsed.hits),
+            unit="hits",
+            shown=len(picked),
+            references=references,
+            omitted=omitted,
+            truncated=bool(omitted),
+            original_chars=len(raw),
+            original_lines=total_lines,
+            original_bytes=utf8_length(raw),
+        )
+
+    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+        s = view.summary
+        paths = s["style"] == "paths"
+        unit = "path" if paths else "hit"
+        facts = f"{plural(int(s['hits']), unit)}"
+        if paths:
+            facts += f" in {plural(int(s['directories'] or 0), 'directory', 'directories')}"
+        else:
+            facts += f" in {plural(int(s['files']), 'file')}"
+        facts += f"; {plural(int(s['output_lines']), 'output line')}"
+        if s.get("context_lines"):
+            facts += f" ({int(s['context_lines']):,} of them context)"
+        files = [i for i in view.items if i.get("type") in ("file", "directory")]
+        hits = [i for i in view.items if i.get("type") == "hit"]
+        shown = []
+        if files:
+            shown.append(f"top {plural(len(files), 'directory' if paths else 'file', 'directories' if paths else 'files')} by count")
+        shown.append(f"{plural(len(hits), unit)} (spread over directories, in output order)")
+        header = header_text(ctx, self.kind, facts, ", ".join(shown))
+        sections: list[Section] = []
+        stated = list(s.get("stated") or [])
+        if files or stated:
+            lines = [clean_for_display(clip(h, _LINE_CHARS)[0]) for h in stated]
+            lines += [f"{int(f['hits']):,} {clean_for_display(str(f['path']))}" for f in files]
+            what = "paths per directory" if paths else "hits per file"
+            sections.append(Section(title=f"summary (facts): {what}", lines=lines))
+        if hits:
+            lines = []
+            prev: int | None = None
+            for hit in hits:
+                line = int(hit["output_line"])
+                if prev is not None and line > prev + 1:
+                    lines.append(fence.marker(f"{range_phrase(prev + 1, line - 1)} omitted"))
+                lines.append(str(hit["text"]))
+                prev = line
+            first = int(hits[0]["output_line"])
+            sections.append(
+                Section(title=f"{unit}s as printed (from output line {first:,})", lines=lines)
+            )
+        omitted_count = int(s["hits"]) - len(hits)
+        omitted = None
+        if omitted_count > 0 or view.omitted:
+            omitted = f"{plural(omitted_count, unit)} ({plural(sum(r.lines for r in view.omitted), 'output line')})"
+        refs: list[tuple[str, Reference | str]] = []
+        if "next" in view.references:
+            refs.append(("Read more", view.references["next"]))
+        footer = footer_text(ctx, omitted=omitted, references=refs)
+        return Layout(header=header, sections=sections, footer=footer)
