@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.resources
+import importlib.util
 import threading
 import warnings
 from pathlib import Path
@@ -57,15 +58,15 @@ def no_download(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def no_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the `bpe-openai` package data unavailable."""
-    real_files = importlib.resources.files
+    """Make the `bpe-openai` package (and so its data) unavailable."""
+    real_find_spec = importlib.util.find_spec
 
-    def files(package: str) -> object:
-        if str(package).startswith("bpe_openai"):
-            raise ModuleNotFoundError(package)
-        return real_files(package)
+    def find_spec(name: str, *args: object, **kwargs: object) -> object:
+        if name.split(".", maxsplit=1)[0] == "bpe_openai":
+            return None
+        return real_find_spec(name, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tokens.importlib.resources, "files", files)
+    monkeypatch.setattr(tokens.importlib.util, "find_spec", find_spec)
 
 
 @pytest.fixture
@@ -116,6 +117,14 @@ def test_offline_load_never_downloads(
     enc = load_offline_encoding("o200k_base")
     assert enc is not None
     assert len(enc.encode_ordinary("hello world")) == 2
+
+
+def test_loading_does_not_import_the_bpe_openai_package(fresh_cache: None) -> None:
+    import sys
+
+    sys.modules.pop("bpe_openai", None)
+    assert load_offline_encoding("o200k_base") is not None
+    assert "bpe_openai" not in sys.modules  # its import costs about a second
 
 
 def test_encodings_load_once_across_threads(fresh_cache: None) -> None:

@@ -75,7 +75,9 @@ class Budget:
         Returns:
             The scaled budget.
         """
-        return Budget(tokens=max(1, int(self.tokens * factor)), chars=max(1, int(self.chars * factor)))
+        return Budget(
+            tokens=max(1, int(self.tokens * factor)), chars=max(1, int(self.chars * factor))
+        )
 
     def minus(self, tokens: int, chars: int) -> Budget:
         """Return this budget less an overhead (never below 1).

@@ -10,7 +10,8 @@ Example:
 
     from langchain_result_layer.core.jsonable import to_json_text
 
-    assert to_json_text({"at": dt.date(2024, 1, 2), "n": {3, 1}}) == '{"at": "2024-01-02", "n": [1, 3]}'
+    text = to_json_text({"at": dt.date(2024, 1, 2), "n": {3, 1}})
+    assert text == '{"at": "2024-01-02", "n": [1, 3]}'
     ```
 """
 
@@ -83,7 +84,7 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
     if callable(dump):
         try:
             return to_jsonable(dump(), _depth + 1)
-        except Exception:  # noqa: BLE001 - fall through to repr
+        except Exception:  # fall through to repr
             return repr(value)
     if isinstance(value, (set, frozenset)):
         items = [to_jsonable(v, _depth + 1) for v in value]
@@ -99,7 +100,7 @@ def to_jsonable(value: Any, _depth: int = 0) -> Any:
     if hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
         try:
             return [to_jsonable(v, _depth + 1) for v in value]
-        except Exception:  # noqa: BLE001 - not really iterable
+        except Exception:  # not really iterable
             return repr(value)
     return repr(value)
 

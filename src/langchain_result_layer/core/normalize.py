@@ -1,4 +1,4 @@
-"""Normalisation of text for display: what the model sees, never what the store keeps.
+r"""Normalisation of text for display: what the model sees, never what the store keeps.
 
 `clean_for_display` removes terminal noise and characters that cannot travel to a model API:
 
@@ -33,11 +33,12 @@ __all__ = [
     "safe_cut",
 ]
 
-# CSI, OSC (terminated by BEL or ST), other two-byte escapes.
+# CSI, OSC (terminated by BEL, ST or the end of the line), DCS/SOS/PM/APC strings, other
+# two-byte escapes. None of them may span a newline: line numbers must survive cleaning.
 _ANSI_RE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\|$)"
-    r"|\x1b[PX^_][^\x1b]*\x1b\\"
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\|(?=\n)|$)"
+    r"|\x1b[PX^_][^\x1b\n]*\x1b\\"
     r"|\x1b[ -/]*[0-~]"
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
@@ -50,7 +51,7 @@ _ZWJ = "\u200d"
 
 
 def needs_cleaning(text: str) -> bool:
-    """Whether `clean_for_display` would change `text` (fast check).
+    r"""Whether `clean_for_display` would change `text` (fast check).
 
     Args:
         text: Any text.
@@ -82,7 +83,7 @@ def _collapse_cr(match: re.Match[str]) -> str:
     trailing_cr = line.endswith("\r")
     body = line[:-1] if trailing_cr else line
     if "\r" in body:
-        pieces = [p for p in body.split("\r")]
+        pieces = body.split("\r")
         # What a terminal shows: the last non-empty overwrite.
         shown = next((p for p in reversed(pieces) if p), "")
         body = shown
@@ -90,7 +91,7 @@ def _collapse_cr(match: re.Match[str]) -> str:
 
 
 def clean_for_display(text: str) -> str:
-    """Return the display form of `text` (see the module docstring).
+    r"""Return the display form of `text` (see the module docstring).
 
     Args:
         text: Raw text.
@@ -121,7 +122,7 @@ def clean_for_display(text: str) -> str:
 
 
 def count_lines(text: str | bytes, start: int = 0, end: int | None = None) -> int:
-    """Count lines the way every part of the package does: split on `\\n`.
+    r"""Count lines the way every part of the package does: split on `\\n`.
 
     A non-empty text without a trailing newline has one more line than it has newlines; the
     empty text has zero lines.
@@ -153,7 +154,7 @@ def _is_joiner(ch: str) -> bool:
 
 
 def safe_cut(text: str, pos: int, *, backward: bool = True) -> int:
-    """Move a cut position so it splits no CRLF, surrogate pair or combining sequence.
+    r"""Move a cut position so it splits no CRLF, surrogate pair or combining sequence.
 
     Args:
         text: The text being cut.

@@ -30,6 +30,7 @@ __all__ = [
     "fetch_call",
     "format_line_ranges",
     "plural",
+    "range_text",
 ]
 
 DEFAULT_FETCH_TOOL_NAME = "fetch_tool_result"
@@ -121,19 +122,48 @@ class Fence:
         return f"[{self.nonce}: {text}]"
 
 
-def _range_text(r: OmittedRange) -> str:
+def range_text(r: OmittedRange) -> str:
+    """Describe one omitted range exactly, saying which lines are only partly omitted.
+
+    Args:
+        r: The range.
+
+    Returns:
+        For example `lines 6-9`, `line 6`, `part of line 6`, or
+        `the rest of line 5, lines 6-9 and the start of line 10`.
+
+    Example:
+        ```python
+        r = OmittedRange(start_line=5, end_line=10, start_char=42, end_char=99, lines=4,
+                         partial_start=True, partial_end=True)
+        assert range_text(r) == "the rest of line 5, lines 6-9 and the start of line 10"
+        ```
+    """
     if r.start_line == r.end_line:
         if r.partial_start or r.partial_end:
             return f"part of line {r.start_line:,}"
         return f"line {r.start_line:,}"
-    text = f"lines {r.start_line:,}-{r.end_line:,}"
-    if r.partial_start or r.partial_end:
-        text += " (partly)"
-    return text
+    parts = []
+    if r.partial_start:
+        parts.append(f"the rest of line {r.start_line:,}")
+    first = r.start_line + int(r.partial_start)
+    last = r.end_line - int(r.partial_end)
+    if first < last:
+        parts.append(f"lines {first:,}-{last:,}")
+    elif first == last:
+        parts.append(f"line {first:,}")
+    if r.partial_end:
+        parts.append(f"the start of line {r.end_line:,}")
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def format_line_ranges(ranges: Sequence[OmittedRange], *, limit: int = 6) -> str:
-    """Describe omitted ranges: `lines 41-18,207, 18,231-38,050`.
+    """Describe omitted ranges: `lines 41-18,207; lines 18,231-38,050`.
+
+    Ranges are separated by semicolons (line numbers carry thousands separators). Lines that
+    are only partly omitted are named as such (see `range_text`).
 
     Args:
         ranges: The omitted ranges, in order.
@@ -148,11 +178,11 @@ def format_line_ranges(ranges: Sequence[OmittedRange], *, limit: int = 6) -> str
         assert format_line_ranges([r]) == "lines 3-9"
         ```
     """
-    shown = [_range_text(r) for r in ranges[:limit]]
+    shown = [range_text(r) for r in ranges[:limit]]
     rest = len(ranges) - limit
     if rest > 0:
         shown.append(f"and {plural(rest, 'more range')}")
-    return ", ".join(shown)
+    return "; ".join(shown)
 
 
 def fetch_call(reference: Reference | str, *, tool_name: str = DEFAULT_FETCH_TOOL_NAME) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import importlib.resources
+import importlib.util
 import logging
 import os
 import tempfile
@@ -34,6 +34,7 @@ import threading
 import types
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langchain_result_layer.core._approx import estimate_tokens
@@ -122,6 +123,25 @@ def _tiktoken_cache_path(url: str) -> str | None:
     return os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest())  # noqa: S324
 
 
+def _packaged_bpe_path(name: str) -> Path | None:
+    """Where the `bpe-openai` package keeps `name`'s merge table, found without importing it.
+
+    Importing `bpe_openai` loads its own tokenizers (about a second); only its data is
+    needed here.
+    """
+    try:
+        spec = importlib.util.find_spec("bpe_openai")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location) / "data" / f"{name}.tiktoken.gz"
+        if path.is_file():
+            return path
+    return None
+
+
 def _read_local_bpe(name: str, url: str, expected_hash: str | None) -> bytes | None:
     """Return the BPE file for `name` from local sources only, verified against its hash."""
     candidates: list[bytes] = []
@@ -132,12 +152,12 @@ def _read_local_bpe(name: str, url: str, expected_hash: str | None) -> bytes | N
                 candidates.append(fh.read())
         except OSError:  # pragma: no cover - unreadable cache file
             pass
-    try:
-        packaged = importlib.resources.files("bpe_openai.data") / f"{name}.tiktoken.gz"
-        if packaged.is_file():
+    packaged = _packaged_bpe_path(name)
+    if packaged is not None:
+        try:
             candidates.append(gzip.decompress(packaged.read_bytes()))
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        pass
+        except (OSError, EOFError, gzip.BadGzipFile):
+            logger.warning("unreadable BPE data at %s", packaged)
     for data in candidates:
         if expected_hash is None or hashlib.sha256(data).hexdigest() == expected_hash:
             return data

@@ -1,4 +1,4 @@
-"""The text truncation engine: head + salient middle + tail, within an exact budget.
+r"""The text truncation engine: head + salient middle + tail, within an exact budget.
 
 Given raw text that is too large, the engine keeps
 
@@ -11,11 +11,13 @@ and renders them inside an untrusted-data fence with exact omission markers and 
 
 Shares of the budget follow the reference design (search output 70/30 head/tail, command
 output 40/60) and become error-aware when the result is an error or holds error evidence: the
-tail and the error windows get more room, never less.
+head gets at most a quarter, the tail and the error windows the rest.
 
-The engine never tokenizes the whole input: it estimates the characters per token on
-samples, cuts, then counts exactly only what it keeps, shrinking until the rendered view fits
-both the token and the character budget.
+The engine never tokenizes the whole input. It measures only the regions it may keep, in
+line-aligned blocks whose counts are cached, finds each cut by bisection inside one block,
+and then counts the rendered view exactly; a short secant search on one scale factor grows
+or shrinks every part until the view fills the budget (tokens *and* characters) as closely
+as it can without passing it.
 
 Example:
     ```python
@@ -23,8 +25,9 @@ Example:
     from langchain_result_layer.core.tokens import ApproximateTokenCounter
     from langchain_result_layer.core.truncate import truncate_text
 
-    text = "".join(f"line {i}\\n" for i in range(10_000))
-    cut = truncate_text(text, budget=Budget(tokens=500, chars=4_000), counter=ApproximateTokenCounter())
+    text = "".join(f"line {i}\n" for i in range(10_000))
+    budget = Budget(tokens=500, chars=4_000)
+    cut = truncate_text(text, budget=budget, counter=ApproximateTokenCounter())
     assert cut.tokens <= 500 and cut.segments[0].start == 0
     ```
 """
@@ -33,12 +36,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from itertools import zip_longest
-from dataclasses import dataclass, field
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.evidence import ErrorLine, find_error_lines, has_error_evidence
-from langchain_result_layer.core.normalize import clean_for_display, count_lines, safe_cut
+from langchain_result_layer.core.normalize import clean_for_display, safe_cut
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import (
     DEFAULT_FETCH_TOOL_NAME,
@@ -46,11 +49,14 @@ from langchain_result_layer.core.render import (
     fetch_call,
     format_line_ranges,
     plural,
+    range_text,
 )
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 
 __all__ = [
+    "ERROR_HEAD_CAP",
+    "ERROR_WINDOW_SHARE",
     "HEAD_FRACTIONS",
     "LineIndex",
     "Segment",
@@ -75,15 +81,20 @@ ERROR_HEAD_CAP = 0.25
 ERROR_WINDOW_SHARE = 0.3
 """Share of the body budget for middle error windows, when there are any."""
 
-_WINDOW_MIN_CHARS = 240
-_WINDOW_TARGET_CHARS = 700
+FILL_TARGET = 0.97
+"""The search stops once the view uses this share of its binding bound."""
+
 _MAX_WINDOWS = 8
-_SAMPLE_CHARS = 8_000
-_MAX_FIT_ATTEMPTS = 8
+_WINDOW_MIN_TOKENS = 48
+_WINDOW_MAX_CHARS = 1_600
+_WINDOW_LINES_BEFORE = 2
+_MAX_FIT_ATTEMPTS = 7
+_ERROR_SCAN_TAIL = 16_000
+_TOOL_NAME_MAX = 80
 
 
 class LineIndex:
-    """Fast 1-based line numbers for offsets of a large text.
+    r"""Fast 1-based line numbers for offsets of a large text.
 
     Newline counts are precomputed every `stride` characters (one pass over the text), so
     each lookup scans at most `stride` characters.
@@ -94,12 +105,12 @@ class LineIndex:
 
     Example:
         ```python
-        idx = LineIndex("a\\nb\\nc")
+        idx = LineIndex("a\nb\nc")
         assert idx.line_of(0) == 1 and idx.line_of(4) == 3
         ```
     """
 
-    def __init__(self, text: str, stride: int = 1 << 20) -> None:
+    def __init__(self, text: str, stride: int = 1 << 18) -> None:
         self._text = text
         self._stride = stride
         counts = [0]
@@ -110,7 +121,7 @@ class LineIndex:
         self._counts = counts
 
     def newlines_before(self, pos: int) -> int:
-        """Number of `\\n` in `text[:pos]`."""
+        r"""Number of `\n` in `text[:pos]`."""
         pos = max(0, min(pos, len(self._text)))
         block = pos // self._stride
         base = self._counts[block]
@@ -122,8 +133,16 @@ class LineIndex:
 
     @property
     def total_newlines(self) -> int:
-        """Number of `\\n` in the whole text."""
+        r"""Number of `\n` in the whole text."""
         return self._counts[-1]
+
+    @property
+    def total_lines(self) -> int:
+        r"""Lines of the text, split on `\n` (a trailing newline ends the last line)."""
+        text = self._text
+        if not text:
+            return 0
+        return self.total_newlines + (0 if text.endswith("\n") else 1)
 
 
 @dataclass(slots=True)
@@ -180,6 +199,8 @@ class TextTruncation:
         error_lines: Error lines found in the middle (shown in windows or not).
         error_mode: Whether the error-aware split was used.
         fence_nonce: The fence's nonce.
+        next_reference: The "read more" reference the notice offers (the first omitted
+            lines, sized to about this budget), when the result is stored.
 
     Example:
         ```python
@@ -198,6 +219,7 @@ class TextTruncation:
     error_lines: list[ErrorLine] = field(default_factory=list)
     error_mode: bool = False
     fence_nonce: str = ""
+    next_reference: Reference | None = None
 
     @property
     def omitted_chars(self) -> int:
@@ -205,15 +227,18 @@ class TextTruncation:
         return sum(r.chars for r in self.omitted)
 
     @property
+    def omitted_lines(self) -> int:
+        """Whole lines left out."""
+        return sum(r.lines for r in self.omitted)
+
+    @property
     def kept_chars(self) -> int:
         """Raw characters kept."""
         return sum(s.end - s.start for s in self.segments)
 
 
-def omitted_between(
-    raw: str, index: LineIndex, start: int, end: int
-) -> OmittedRange:
-    """Describe the raw range `[start, end)` as an `OmittedRange`.
+def omitted_between(raw: str, index: LineIndex, start: int, end: int) -> OmittedRange:
+    r"""Describe the raw range `[start, end)` as an `OmittedRange`.
 
     Args:
         raw: The raw text.
@@ -226,7 +251,7 @@ def omitted_between(
 
     Example:
         ```python
-        text = "a\\nb\\nc\\n"
+        text = "a\nb\nc\n"
         r = omitted_between(text, LineIndex(text), 2, 4)
         assert (r.start_line, r.end_line, r.lines) == (2, 2, 1)
         ```
@@ -249,59 +274,238 @@ def omitted_between(
     )
 
 
+# --------------------------------------------------------------------------- measuring
+
+
+class _Meter:
+    """Token and display-length measurements of raw ranges, cached by range.
+
+    Regions that may be kept are measured in line-aligned blocks (sums of block counts
+    guide the cuts; the rendered view is always counted exactly at the end).
+    """
+
+    def __init__(self, raw: str, counter: TokenCounter, block: int) -> None:
+        self.raw = raw
+        self.counter = counter
+        self.block = block
+        self._cost: dict[tuple[int, int], tuple[int, int]] = {}
+        self._fwd: dict[int, int] = {}
+        self._back: dict[int, int] = {}
+
+    def cost(self, start: int, end: int) -> tuple[int, int]:
+        """Tokens and characters the model sees for `raw[start:end]` (plus a line break)."""
+        key = (start, end)
+        found = self._cost.get(key)
+        if found is None:
+            shown = clean_for_display(self.raw[start:end])
+            nl = 0 if not shown or shown.endswith("\n") else 1
+            found = (self.counter.count(shown) + nl, len(shown) + nl)
+            self._cost[key] = found
+        return found
+
+    def _next_block_end(self, start: int, hi: int) -> int:
+        end = self._fwd.get(start)
+        if end is None:
+            raw = self.raw
+            target = min(hi, start + self.block)
+            if target >= hi:
+                end = hi
+            else:
+                nl = raw.find("\n", target, min(hi, target + self.block))
+                end = nl + 1 if nl >= 0 else safe_cut(raw, target, backward=False)
+                end = max(end, start + 1)
+            self._fwd[start] = end
+        return min(end, hi)
+
+    def _prev_block_start(self, end: int, lo: int) -> int:
+        start = self._back.get(end)
+        if start is None:
+            raw = self.raw
+            target = max(lo, end - self.block)
+            if target <= lo:
+                start = lo
+            else:
+                nl = raw.rfind("\n", max(lo, target - self.block), target)
+                start = nl + 1 if nl >= 0 else safe_cut(raw, target, backward=True)
+                start = min(start, end - 1)
+            self._back[end] = start
+        return max(start, lo)
+
+    def fit_forward(self, lo: int, hi: int, tokens: int, chars: int) -> int:
+        """The largest `end` in `[lo, hi]` whose range `[lo, end)` fits; on a line end if near."""
+        if tokens <= 0 or chars <= 0 or hi <= lo:
+            return lo
+        pos = lo
+        used_t = used_c = 0
+        while pos < hi:
+            end = self._next_block_end(pos, hi)
+            t, c = self.cost(pos, end)
+            if used_t + t > tokens or used_c + c > chars:
+                return self._bisect_forward(pos, end, tokens - used_t, chars - used_c)
+            used_t += t
+            used_c += c
+            pos = end
+        return hi
+
+    def _bisect_forward(self, start: int, end: int, tokens: int, chars: int) -> int:
+        raw = self.raw
+        # Line ends inside the block: the largest one that fits.
+        ends: list[int] = []
+        p = raw.find("\n", start, end)
+        while p >= 0:
+            ends.append(p + 1)
+            p = raw.find("\n", p + 1, end)
+        best = start
+        lo_i, hi_i = 0, len(ends) - 1
+        while lo_i <= hi_i:
+            mid = (lo_i + hi_i) // 2
+            t, c = self.cost(start, ends[mid])
+            if t <= tokens and c <= chars:
+                best = ends[mid]
+                lo_i = mid + 1
+            else:
+                hi_i = mid - 1
+        # The next line does not fit whole: cut inside it when it is long.
+        nl = raw.find("\n", best, end)
+        line_end = nl + 1 if nl >= 0 else end
+        if best > start and line_end - best <= max(256, (best - start) // 10):
+            return best
+        return self._bisect_chars_forward(start, best, line_end, tokens, chars)
+
+    def _bisect_chars_forward(self, start: int, lo: int, hi: int, tokens: int, chars: int) -> int:
+        """The largest safe cut in `(lo, hi)` such that `[start, cut)` fits (else `lo`)."""
+        best = lo
+        a, b = lo + 1, hi - 1
+        while a <= b:
+            mid = (a + b) // 2
+            cut = safe_cut(self.raw, mid, backward=True)
+            if cut < a:
+                cut = safe_cut(self.raw, mid, backward=False)
+                if cut > b:
+                    break  # no safe cut left in [a, b]
+            t, c = self.cost(start, cut)
+            if t <= tokens and c <= chars:
+                best = cut
+                a = cut + 1
+            else:
+                b = cut - 1
+        return best
+
+    def fit_backward(self, lo: int, hi: int, tokens: int, chars: int) -> int:
+        """The smallest `start` in `[lo, hi]` whose range `[start, hi)` fits."""
+        if tokens <= 0 or chars <= 0 or hi <= lo:
+            return hi
+        pos = hi
+        used_t = used_c = 0
+        while pos > lo:
+            start = self._prev_block_start(pos, lo)
+            t, c = self.cost(start, pos)
+            if used_t + t > tokens or used_c + c > chars:
+                return self._bisect_backward(start, pos, tokens - used_t, chars - used_c)
+            used_t += t
+            used_c += c
+            pos = start
+        return lo
+
+    def _bisect_backward(self, start: int, end: int, tokens: int, chars: int) -> int:
+        raw = self.raw
+        # Line starts inside the block (after a newline): the smallest one that fits.
+        starts: list[int] = []
+        p = raw.find("\n", start, end - 1)
+        while p >= 0:
+            starts.append(p + 1)
+            p = raw.find("\n", p + 1, end - 1)
+        best = end
+        lo_i, hi_i = 0, len(starts) - 1
+        while lo_i <= hi_i:
+            mid = (lo_i + hi_i) // 2
+            t, c = self.cost(starts[mid], end)
+            if t <= tokens and c <= chars:
+                best = starts[mid]
+                hi_i = mid - 1
+            else:
+                lo_i = mid + 1
+        # The previous line does not fit whole: cut inside it when it is long.
+        nl = raw.rfind("\n", start, max(start, best - 1))
+        line_start = nl + 1 if nl >= 0 else start
+        if best < end and best - line_start <= max(256, (end - best) // 10):
+            return best
+        return self._bisect_chars_backward(line_start, best, end, tokens, chars)
+
+    def _bisect_chars_backward(self, lo: int, hi: int, end: int, tokens: int, chars: int) -> int:
+        """The smallest safe cut in `(lo, hi)` such that `[cut, end)` fits (else `hi`)."""
+        best = hi
+        a, b = lo + 1, hi - 1
+        while a <= b:
+            mid = (a + b + 1) // 2
+            cut = safe_cut(self.raw, mid, backward=False)
+            if cut > b:
+                cut = safe_cut(self.raw, mid, backward=True)
+                if cut < a:
+                    break  # no safe cut left in [a, b]
+            t, c = self.cost(cut, end)
+            if t <= tokens and c <= chars:
+                best = cut
+                b = cut - 1
+            else:
+                a = cut + 1
+        return best
+
+
 # --------------------------------------------------------------------------- cut planning
 
 
-def _snap_head_end(raw: str, pos: int) -> int:
-    """Cut the head at a line boundary near `pos`, else at a safe character boundary."""
-    if pos >= len(raw):
-        return len(raw)
-    if pos <= 0:
-        return 0
-    slack = max(160, pos // 5)
-    nl = raw.rfind("\n", max(0, pos - slack), pos)
-    if nl >= 0:
-        return nl + 1
-    return safe_cut(raw, pos, backward=True)
+@dataclass(frozen=True, slots=True)
+class _Shares:
+    head: float
+    window: float
+    tail: float
 
 
-def _snap_tail_start(raw: str, pos: int) -> int:
-    """Start the tail at a line boundary near `pos`, else at a safe character boundary."""
-    n = len(raw)
-    if pos <= 0:
-        return 0
-    if pos >= n:
-        return n
-    if raw[pos - 1] == "\n":
-        return pos
-    slack = max(160, (n - pos) // 5)
-    nl = raw.find("\n", pos, min(n, pos + slack))
-    if 0 <= nl < n - 1:
-        return nl + 1
-    return safe_cut(raw, pos, backward=False)
+def _shares(*, head_fraction: float, error_mode: bool, has_windows: bool) -> _Shares:
+    if error_mode:
+        head = min(head_fraction, ERROR_HEAD_CAP)
+        window = ERROR_WINDOW_SHARE if has_windows else 0.0
+        return _Shares(head * (1 - window), window, (1 - head) * (1 - window))
+    return _Shares(head_fraction, 0.0, 1 - head_fraction)
 
 
-def _window_around(raw: str, hit: ErrorLine, max_chars: int, lo: int, hi: int) -> tuple[int, int]:
-    """A window of whole lines around an error line, at most `max_chars` long."""
-    start, end = hit.start, hit.end
-    if end - start > max_chars:
-        cut = safe_cut(raw, start + max_chars, backward=True)
-        return start, max(cut, start + 1)
-    before = 0
-    # Up to two lines of context before, then as many after as fit.
-    while before < 2 and start > lo:
-        prev = raw.rfind("\n", lo, start - 1) + 1
-        prev = max(prev, lo)
-        if end - prev > max_chars * 0.4 + (hit.end - hit.start):
+def _error_candidates(raw: str, lo: int, hi: int) -> list[ErrorLine]:
+    """First and last distinct error lines of `raw[lo:hi]`, interleaved (first, last, ...)."""
+    if hi <= lo:
+        return []
+    forward = find_error_lines(raw, start=lo, end=hi, limit=_MAX_WINDOWS // 2 + 2)
+    back_lo = forward[-1].end if forward else lo
+    backward = find_error_lines(
+        raw, start=back_lo, end=hi, limit=_MAX_WINDOWS // 2 + 2, reverse=True
+    )
+    seen: set[str] = set()
+    order: list[ErrorLine] = []
+    for pair in zip_longest(forward, backward):
+        for hit in pair:
+            if hit is not None and hit.key not in seen:
+                seen.add(hit.key)
+                order.append(hit)
+    return order
+
+
+def _window_span(
+    raw: str, meter: _Meter, hit: ErrorLine, *, lo: int, hi: int, tokens: int, chars: int
+) -> tuple[int, int]:
+    """Whole lines around an error line: up to two before, then as many after as fit."""
+    start = max(lo, hit.start)
+    for _ in range(_WINDOW_LINES_BEFORE):
+        if start <= lo:
+            break
+        prev = max(lo, raw.rfind("\n", lo, start - 1) + 1)
+        if start - prev > chars // 4:
             break
         start = prev
-        before += 1
-    while end < hi:
-        nl = raw.find("\n", end, hi)
-        nxt = hi if nl < 0 else nl + 1
-        if nxt - start > max_chars:
-            break
-        end = nxt
+    end = meter.fit_forward(start, min(hi, start + chars), tokens, chars)
+    if end < min(hi, hit.end):
+        # Context did not leave room for the error line itself: start at it.
+        start = max(lo, hit.start)
+        end = meter.fit_forward(start, min(hi, start + chars), tokens, chars)
     return start, end
 
 
@@ -318,92 +522,24 @@ def _merge(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     return merged
 
 
-@dataclass(slots=True)
-class _Plan:
-    head_share: float
-    window_share: float
-    tail_share: float
-    windows: list[ErrorLine]
-    error_mode: bool
-
-
-def _plan_shares(
-    *,
-    head_fraction: float,
-    error_mode: bool,
-    has_windows: bool,
-) -> tuple[float, float, float]:
-    if error_mode:
-        head = min(head_fraction, ERROR_HEAD_CAP)
-        window = ERROR_WINDOW_SHARE if has_windows else 0.0
-        return head * (1 - window), window, (1 - head) * (1 - window)
-    return head_fraction, 0.0, 1 - head_fraction
-
-
-def _chars_per_token(raw: str, counter: TokenCounter) -> float:
-    """Raw characters per displayed token, measured on samples (conservative)."""
+def _segments(raw: str, index: LineIndex, spans: list[tuple[int, int, str]]) -> list[Segment]:
     n = len(raw)
-    samples = [raw[: _SAMPLE_CHARS]]
-    if n > 2 * _SAMPLE_CHARS:
-        samples.append(raw[n - _SAMPLE_CHARS :])
-        mid = n // 2
-        samples.append(raw[mid : mid + _SAMPLE_CHARS])
-    ratios = []
-    for sample in samples:
-        shown = clean_for_display(sample)
-        tokens = counter.count(shown)
-        if tokens:
-            ratios.append(len(sample) / tokens)
-    if not ratios:
-        return 4.0
-    return max(0.25, min(ratios) * 0.97)
-
-
-def _build_segments(
-    raw: str,
-    index: LineIndex,
-    *,
-    head_chars: int,
-    tail_chars: int,
-    windows: Sequence[ErrorLine],
-    window_chars: int,
-) -> list[Segment]:
-    n = len(raw)
-    head_end = _snap_head_end(raw, head_chars) if head_chars > 0 else 0
-    tail_start = _snap_tail_start(raw, n - tail_chars) if tail_chars > 0 else n
-    if tail_start <= head_end:
-        head_end, tail_start = n, n
-    spans: list[tuple[int, int, str]] = []
-    if head_end > 0:
-        spans.append((0, head_end, "head"))
-    if windows and window_chars > 0 and tail_start > head_end:
-        per = max(_WINDOW_MIN_CHARS, window_chars // len(windows))
-        used = 0
-        for hit in windows:
-            if used + min(per, hit.end - hit.start) > window_chars:
-                break
-            if hit.end <= head_end or hit.start >= tail_start:
-                continue
-            ws, we = _window_around(raw, hit, per, head_end, tail_start)
-            ws, we = max(ws, head_end), min(we, tail_start)
-            if we > ws:
-                spans.append((ws, we, "error"))
-                used += we - ws
-    if tail_start < n:
-        spans.append((tail_start, n, "tail"))
-    segments = []
-    for start, end, role in _merge(spans):
-        segments.append(
-            Segment(
-                start=start,
-                end=end,
-                role=role,
-                start_line=index.line_of(start),
-                end_line=index.line_of(end - 1),
-                text=clean_for_display(raw[start:end]),
-            )
+    merged = _merge(spans)
+    if len(merged) == 1 and merged[0][0] == 0 and merged[0][1] == n:
+        merged = [(0, n, "all")]
+    segments = [
+        Segment(
+            start=start,
+            end=end,
+            role=role,
+            start_line=index.line_of(start),
+            end_line=index.line_of(end - 1),
+            text=clean_for_display(raw[start:end]),
         )
-    return segments
+        for start, end, role in merged
+    ]
+    # A stretch that shows nothing (only escape codes or redraws) is not worth keeping.
+    return [seg for seg in segments if seg.text]
 
 
 def _omitted(raw: str, index: LineIndex, segments: Sequence[Segment]) -> list[OmittedRange]:
@@ -428,7 +564,6 @@ class _RenderContext:
     total_lines: int
     tool_name: str | None
     status: str
-    kind: str
     reference: Reference | None
     store_note: str | None
     fetch_tool_name: str
@@ -436,9 +571,7 @@ class _RenderContext:
 
 
 def _marker_text(r: OmittedRange) -> str:
-    if r.start_line == r.end_line and (r.partial_start or r.partial_end):
-        return f"{plural(r.chars, 'char')} of line {r.start_line:,} omitted"
-    return f"{format_line_ranges([r])} omitted ({plural(r.chars, 'char')})"
+    return f"{range_text(r)} omitted ({plural(r.chars, 'char')})"
 
 
 def _parts_label(segments: Sequence[Segment]) -> str:
@@ -463,23 +596,62 @@ def _next_reference(
         return None
     first = omitted[0]
     if first.start_line == first.end_line and (first.partial_start or first.partial_end):
-        return ref.with_chars(first.start_char, min(first.chars, max(1_000, suggest_lines * 80)))
-    start = first.start_line + (1 if first.partial_start else 0)
+        # Part of one (long) line: read it by characters.
+        return ref.with_chars(first.start_char, min(first.chars, max(2_000, suggest_lines * 80)))
+    # Whole lines from the first partly or wholly omitted line (the fetch returns whole lines).
+    start = first.start_line
     end = min(first.end_line, start + max(1, suggest_lines) - 1)
-    return ref.with_lines(start, max(start, end))
+    return ref.with_lines(start, end)
+
+
+def _header(ctx: _RenderContext, segments: Sequence[Segment], truncated: bool) -> str:
+    name = f" `{ctx.tool_name}`" if ctx.tool_name else ""
+    status = " (status: error)" if ctx.status == "error" else ""
+    size = f"{plural(ctx.total_chars, 'char')}, {plural(ctx.total_lines, 'line')}"
+    if not truncated:
+        return f"[Tool result{name}{status}: {size}; shown in full.]"
+    return (
+        f"[Tool result{name}{status}: {size}. Too large to show in full; showing "
+        f"{_parts_label(segments)}.]"
+    )
+
+
+def _notice(ctx: _RenderContext, omitted: Sequence[OmittedRange], *, normalised: bool) -> str:
+    notes = []
+    if normalised:
+        notes.append(
+            " Terminal escape codes, progress redraws and control characters were cleaned "
+            "from the display; sizes and offsets refer to the raw result."
+        )
+    if not omitted:
+        return "[" + "".join(notes).strip() + "]" if notes else ""
+    omitted_chars = sum(r.chars for r in omitted)
+    whole = sum(r.lines for r in omitted)
+    text = (
+        f"[Omitted {omitted_chars:,} of {plural(ctx.total_chars, 'char')} "
+        f"({plural(whole, 'whole line')}): {format_line_ranges(omitted)}."
+    )
+    text += "".join(notes)
+    if ctx.reference is not None:
+        text += f" Full result: {ctx.reference}."
+        nxt = _next_reference(omitted, ctx.reference, ctx.suggest_lines)
+        if nxt is not None:
+            text += f" Read more: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}."
+    elif ctx.store_note:
+        text += f" {ctx.store_note.strip()}"
+    else:
+        text += " The full result was not saved, so the omitted part cannot be fetched."
+    return text + "]"
 
 
 def _render(
-    ctx: _RenderContext, segments: Sequence[Segment], omitted: Sequence[OmittedRange]
+    ctx: _RenderContext,
+    segments: Sequence[Segment],
+    omitted: Sequence[OmittedRange],
+    *,
+    normalised: bool = False,
 ) -> str:
     fence = ctx.fence
-    name = f" `{ctx.tool_name}`" if ctx.tool_name else ""
-    status = " (status: error)" if ctx.status == "error" else ""
-    header = (
-        f"[Tool result{name}{status}: {plural(ctx.total_chars, 'char')}, "
-        f"{plural(ctx.total_lines, 'line')}. Too large to show in full; showing "
-        f"{_parts_label(segments)}.]"
-    )
     body_parts: list[str] = []
     pos = 0
     omit_iter = iter(omitted)
@@ -493,39 +665,46 @@ def _render(
         pos = seg.end
     if pos < ctx.total_chars:
         body_parts.append(fence.marker(_marker_text(next(omit_iter))) + "\n")
-    body = "".join(body_parts)
-    omitted_chars = sum(r.chars for r in omitted)
-    notice = (
-        f"[Omitted {plural(omitted_chars, 'char')} of {ctx.total_chars:,}"
-        f" ({format_line_ranges(omitted)})."
-    )
-    if ctx.reference is not None:
-        nxt = _next_reference(omitted, ctx.reference, ctx.suggest_lines)
-        notice += f" Full result: {ctx.reference}."
-        if nxt is not None:
-            notice += f" Read more: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}."
-    elif ctx.store_note:
-        notice += f" {ctx.store_note}"
-    else:
-        notice += " The full result was not saved."
-    notice += "]"
-    return f"{header}\n{fence.wrap(body)}\n{notice}"
+    header = _header(ctx, segments, truncated=bool(omitted))
+    notice = _notice(ctx, omitted, normalised=normalised)
+    out = f"{header}\n{fence.wrap(''.join(body_parts))}"
+    return f"{out}\n{notice}" if notice else out
 
 
 def _minimal(ctx: _RenderContext, budget: Budget, counter: TokenCounter) -> str:
-    """Last resort: a notice without content, cut to the budget if it must be."""
-    ref = f" Full result: {ctx.reference}." if ctx.reference is not None else ""
-    text = f"[Tool result omitted: {plural(ctx.total_chars, 'char')}, " + (
-        f"{plural(ctx.total_lines, 'line')}; too large for this budget.{ref}]"
-    )
-    if len(text) > budget.chars:
-        text = text[: budget.chars]
+    """Last resort: a notice without content, as complete as the budget allows."""
+    ref = ctx.reference
+    size = f"{plural(ctx.total_chars, 'char')}, {plural(ctx.total_lines, 'line')}"
+    name = f" `{ctx.tool_name}`" if ctx.tool_name else ""
+    candidates = []
+    if ref is not None:
+        candidates.append(
+            f"[Tool result{name} omitted: {size}; too large for this budget. Full result: "
+            f"{ref}. Read it with {fetch_call(ref, tool_name=ctx.fetch_tool_name)}.]"
+        )
+        candidates.append(f"[Tool result omitted ({size}). Full result: {ref}.]")
+    else:
+        candidates.append(
+            f"[Tool result{name} omitted: {size}; too large for this budget, not saved.]"
+        )
+    candidates += [f"[Tool result omitted: {size}.]", "[Tool result omitted.]", "[omitted]"]
+    for text in candidates:
+        if len(text) <= budget.chars and counter.count(text) <= budget.tokens:
+            return text
+    text = candidates[-1][: budget.chars]
     while text and counter.count(text) > budget.tokens:
-        text = text[: max(0, len(text) - max(1, len(text) // 8))]
+        text = text[:-1]
     return text
 
 
 # --------------------------------------------------------------------------- entry point
+
+
+def _clean_tool_name(name: str | None) -> str | None:
+    if not name:
+        return None
+    name = " ".join(name.split()).replace("`", "'")
+    return name[:_TOOL_NAME_MAX] or None
 
 
 def truncate_text(
@@ -543,7 +722,11 @@ def truncate_text(
     fence: Fence | None = None,
     error_windows: bool = True,
 ) -> TextTruncation:
-    """Render `raw` as head + error windows + tail within `budget`.
+    r"""Render `raw` as head + error windows + tail within `budget`.
+
+    The result always fits `budget` (tokens under `counter` and characters). Every kept
+    segment is an exact slice of `raw` shown through `clean_for_display`; the omitted ranges
+    are exactly the gaps between them, and the markers and the notice state them exactly.
 
     Args:
         raw: The raw text (not yet cleaned).
@@ -557,7 +740,8 @@ def truncate_text(
         store_note: What to say when there is no reference (for example why saving failed).
         tool_name: Tool name for the header.
         fetch_tool_name: Name of the fetch tool in the "read more" call.
-        fence: The fence to use (a fresh random one by default).
+        fence: The fence to use (a fresh random one by default; replaced if the kept text
+            contains its nonce).
         error_windows: Whether to look for error windows in the middle.
 
     Returns:
@@ -565,137 +749,167 @@ def truncate_text(
 
     Example:
         ```python
-        cut = truncate_text("x\\n" * 100_000, budget=Budget(tokens=300, chars=2_000),
+        cut = truncate_text("x\n" * 100_000, budget=Budget(tokens=300, chars=2_000),
                             counter=ApproximateTokenCounter())
         assert cut.truncated and cut.omitted[0].start_line > 1
         ```
     """
     n = len(raw)
     index = LineIndex(raw)
-    total_lines = count_lines(raw)
-    fence = fence or Fence.for_content(raw[:1_000_000], raw[-1_000_000:])
+    total_lines = index.total_lines
     fraction = head_fraction if head_fraction is not None else HEAD_FRACTIONS.get(profile, 0.5)
     fraction = min(1.0, max(0.0, fraction))
     ctx = _RenderContext(
-        fence=fence,
+        fence=fence or Fence.for_content(),
         total_chars=n,
         total_lines=total_lines,
-        tool_name=tool_name,
+        tool_name=_clean_tool_name(tool_name),
         status="error" if is_error else "success",
-        kind=profile,
         reference=reference,
         store_note=store_note,
         fetch_tool_name=fetch_tool_name,
         suggest_lines=100,
     )
 
-    # Overhead: the view with nothing shown, plus room for numbers that grow.
-    empty_render = _render(ctx, [], [omitted_between(raw, index, 0, n)] if n else [])
-    overhead_tokens = counter.count(empty_render) + 24
-    overhead_chars = len(empty_render) + 96
-    body_tokens = budget.tokens - overhead_tokens
-    body_chars = budget.chars - overhead_chars
-
-    search_like = profile == "search"
-    tail_evidence = (
-        not search_like and n > 0 and has_error_evidence(raw, max_chars=min(n, 16_000))
-    )
-    error_mode = is_error or tail_evidence
-
-    # Character targets for the whole body, from a measured chars/token ratio.
-    ratio = _chars_per_token(raw, counter)
-    target = int(min(body_tokens * ratio, body_chars)) if body_tokens > 0 and body_chars > 0 else 0
-
-    # Find error windows in the middle region (once; the scan is the expensive part).
-    windows: list[ErrorLine] = []
-    if error_windows and not search_like and target > 0:
-        h0, w0, t0 = _plan_shares(head_fraction=fraction, error_mode=True, has_windows=True)
-        mid_lo = min(n, int(target * h0))
-        mid_hi = max(mid_lo, n - int(target * t0))
-        if mid_hi > mid_lo:
-            forward = find_error_lines(raw, start=mid_lo, end=mid_hi, limit=6)
-            back_lo = forward[-1].end if len(forward) >= 6 else mid_lo
-            backward = find_error_lines(raw, start=back_lo, end=mid_hi, limit=6, reverse=True)
-            seen: set[str] = set()
-            order: list[ErrorLine] = []
-            for pair in zip_longest(forward, backward):
-                for hit in pair:
-                    if hit is not None and hit.key not in seen:
-                        seen.add(hit.key)
-                        order.append(hit)
-            windows = order
-            if windows:
-                error_mode = True
-
-    head_share, window_share, tail_share = _plan_shares(
-        head_fraction=fraction, error_mode=error_mode, has_windows=bool(windows)
-    )
-
-    best: tuple[str, list[Segment], list[OmittedRange], int] | None = None
-    scale = 1.0
-    grown = False
-    for _attempt in range(_MAX_FIT_ATTEMPTS):
-        if target <= 0:
-            break
-        size = max(1, int(target * scale))
-        window_chars = int(size * window_share)
-        n_windows = min(len(windows), _MAX_WINDOWS, max(1, window_chars // _WINDOW_TARGET_CHARS))
-        chosen = sorted(windows[:n_windows], key=lambda h: h.start) if window_chars else []
-        if not chosen:
-            # Give the windows' share back to head and tail.
-            hs, ts = head_share / (head_share + tail_share), tail_share / (head_share + tail_share)
-            head_chars, tail_chars, window_chars = int(size * hs), int(size * ts), 0
-        else:
-            head_chars, tail_chars = int(size * head_share), int(size * tail_share)
-        segments = _build_segments(
-            raw,
-            index,
-            head_chars=head_chars,
-            tail_chars=tail_chars,
-            windows=chosen,
-            window_chars=window_chars,
-        )
-        if any(ctx.fence.nonce in seg.text for seg in segments):
-            ctx = _RenderContext(
-                **{**_ctx_fields(ctx), "fence": Fence.for_content(*(s.text for s in segments))}
-            )
-        omitted = _omitted(raw, index, segments)
-        avg_line = max(1.0, sum(r.chars for r in omitted) / max(1, sum(r.lines for r in omitted)))
-        suggest = max(1, min(500, int(body_chars * 0.8 / avg_line))) if body_chars > 0 else 1
-        ctx_now = _RenderContext(**{**_ctx_fields(ctx), "suggest_lines": suggest})
-        text = _render(ctx_now, segments, omitted)
-        tokens = counter.count(text)
-        if tokens <= budget.tokens and len(text) <= budget.chars:
-            if best is None or len(text) > len(best[0]):
-                best = (text, segments, omitted, tokens)
-            fill = max(tokens / budget.tokens, len(text) / budget.chars)
-            if fill >= 0.9 or grown or not omitted:
-                break
-            grown = True
-            scale *= min(1.6, 0.97 / max(fill, 1e-6))
-        else:
-            over = max(tokens / budget.tokens, len(text) / budget.chars)
-            scale *= 0.95 / over
-            if best is not None and grown:
-                break
-
-    if best is None:
-        text = _minimal(ctx, budget, counter)
-        omitted_all = [omitted_between(raw, index, 0, n)] if n else []
+    if n == 0:
+        text = f"[Tool result{f' `{ctx.tool_name}`' if ctx.tool_name else ''}: empty.]"
+        if len(text) > budget.chars or counter.count(text) > budget.tokens:
+            text = _minimal(ctx, budget, counter)
         return TextTruncation(
             text=text,
             segments=[],
-            omitted=omitted_all,
+            omitted=[],
+            total_chars=0,
+            total_lines=0,
+            tokens=counter.count(text),
+            truncated=False,
+            normalised=False,
+            fence_nonce=ctx.fence.nonce,
+        )
+
+    # What the frame costs with nothing shown; the body gets the rest.
+    whole = [omitted_between(raw, index, 0, n)]
+    frame = _render(ctx, [], whole)
+    frame_tokens = counter.count(frame)
+    body_tokens = budget.tokens - frame_tokens
+    body_chars = budget.chars - len(frame)
+    block = int(min(32_768, max(512, min(budget.chars, budget.tokens * 4) / 24)))
+    meter = _Meter(raw, counter, block)
+
+    search_like = profile == "search"
+    error_mode = is_error or (
+        not search_like and n > 0 and has_error_evidence(raw, max_chars=min(n, _ERROR_SCAN_TAIL))
+    )
+
+    # Error lines in the region a head and a tail at full budget would not cover.
+    candidates: list[ErrorLine] = []
+    if error_windows and not search_like and body_tokens > 0 and body_chars > 0 and n:
+        reach = min(body_chars, body_tokens * 8)
+        mid_lo = min(n, int(reach * ERROR_HEAD_CAP * 0.5))
+        mid_hi = max(mid_lo, n - int(reach * 0.35))
+        candidates = _error_candidates(raw, mid_lo, mid_hi)
+        if candidates:
+            error_mode = True
+    shares = _shares(head_fraction=fraction, error_mode=error_mode, has_windows=bool(candidates))
+
+    # Room for markers and a longer notice once ranges exist: refined by the search below.
+    allowance_t = body_tokens - 16 * (2 + min(len(candidates), _MAX_WINDOWS))
+    allowance_c = body_chars - 64 * (2 + min(len(candidates), _MAX_WINDOWS))
+
+    def plan(scale: float) -> tuple[list[Segment], list[OmittedRange]]:
+        tok = max(0, int(allowance_t * scale))
+        chr_ = max(0, int(allowance_c * scale))
+        head_end = meter.fit_forward(0, n, int(tok * shares.head), int(chr_ * shares.head))
+        tail_start = meter.fit_backward(
+            head_end, n, int(tok * shares.tail), int(chr_ * shares.tail)
+        )
+        spans: list[tuple[int, int, str]] = []
+        if head_end > 0:
+            spans.append((0, head_end, "head"))
+        if tail_start < n:
+            spans.append((tail_start, n, "tail"))
+        middle = [h for h in candidates if head_end <= h.start and h.end <= tail_start]
+        if middle and shares.window > 0 and tail_start > head_end:
+            win_t = int(tok * shares.window)
+            win_c = int(chr_ * shares.window)
+            count = min(len(middle), _MAX_WINDOWS, max(0, win_t // _WINDOW_MIN_TOKENS))
+            if count:
+                per_t = win_t // count
+                per_c = min(_WINDOW_MAX_CHARS, win_c // count)
+                for hit in sorted(middle[:count], key=lambda h: h.start):
+                    ws, we = _window_span(
+                        raw, meter, hit, lo=head_end, hi=tail_start, tokens=per_t, chars=per_c
+                    )
+                    if we > ws:
+                        spans.append((ws, we, "error"))
+        segments = _segments(raw, index, spans)
+        return segments, _omitted(raw, index, segments)
+
+    best: tuple[str, list[Segment], list[OmittedRange], int, _RenderContext] | None = None
+    lo_scale, hi_scale = 0.0, math.inf
+    scale = 1.0
+    last: tuple[float, int, int] | None = None  # (scale, tokens, chars) of the last render
+    for _attempt in range(_MAX_FIT_ATTEMPTS):
+        if allowance_t <= 0 or allowance_c <= 0:
+            break
+        segments, omitted = plan(scale)
+        if not segments:
+            if hi_scale <= scale:
+                break
+            lo_scale = scale
+            scale *= 2
+            continue
+        if any(ctx.fence.nonce in seg.text for seg in segments):
+            ctx = replace(ctx, fence=Fence.for_content(*(s.text for s in segments)))
+        avg_line = max(1.0, sum(r.chars for r in omitted) / max(1, sum(r.lines for r in omitted)))
+        suggest = max(1, min(2_000, int(max(1, min(body_chars, body_tokens * 3)) * 0.8 / avg_line)))
+        ctx = replace(ctx, suggest_lines=suggest)
+        normalised = any(s.text != raw[s.start : s.end] for s in segments)
+        text = _render(ctx, segments, omitted, normalised=normalised)
+        tokens = counter.count(text)
+        fits = tokens <= budget.tokens and len(text) <= budget.chars
+        fill = max(tokens / budget.tokens, len(text) / budget.chars)
+        if fits:
+            if best is None or fill > max(best[3] / budget.tokens, len(best[0]) / budget.chars):
+                best = (text, segments, omitted, tokens, ctx)
+            lo_scale = max(lo_scale, scale)
+            if fill >= FILL_TARGET or not omitted:
+                break
+        else:
+            hi_scale = min(hi_scale, scale)
+        # Secant step on the body: view = frame + scale * slope, for tokens and characters.
+        nxt = _next_scale(
+            scale,
+            tokens=tokens,
+            chars=len(text),
+            frame_tokens=frame_tokens,
+            frame_chars=len(frame),
+            budget=budget,
+            last=last,
+        )
+        last = (scale, tokens, len(text))
+        if not lo_scale < nxt < hi_scale:
+            nxt = (lo_scale + hi_scale) / 2 if math.isfinite(hi_scale) else max(nxt, scale * 1.5)
+        if abs(nxt - scale) < 1e-3 * scale:
+            break
+        scale = nxt
+
+    if best is None:
+        text = _minimal(ctx, budget, counter)
+        return TextTruncation(
+            text=text,
+            segments=[],
+            omitted=whole,
             total_chars=n,
             total_lines=total_lines,
             tokens=counter.count(text),
             truncated=bool(n),
             normalised=False,
-            error_lines=windows,
+            error_lines=candidates,
             error_mode=error_mode,
             fence_nonce=ctx.fence.nonce,
         )
-    text, segments, omitted, tokens = best
+    text, segments, omitted, tokens, used = best
     return TextTruncation(
         text=text,
         segments=segments,
@@ -705,14 +919,41 @@ def truncate_text(
         tokens=tokens,
         truncated=bool(omitted),
         normalised=any(s.text != raw[s.start : s.end] for s in segments),
-        error_lines=windows,
+        error_lines=candidates,
         error_mode=error_mode,
-        fence_nonce=ctx.fence.nonce,
+        fence_nonce=used.fence.nonce,
+        next_reference=(
+            _next_reference(omitted, reference, used.suggest_lines) if reference else None
+        ),
     )
 
 
-def _ctx_fields(ctx: _RenderContext) -> dict[str, object]:
-    return {name: getattr(ctx, name) for name in ctx.__slots__}  # type: ignore[attr-defined]
+def _next_scale(
+    scale: float,
+    *,
+    tokens: int,
+    chars: int,
+    frame_tokens: int,
+    frame_chars: int,
+    budget: Budget,
+    last: tuple[float, int, int] | None,
+) -> float:
+    """The scale at which the view should just fill the budget (linear model of the body)."""
+    targets = []
+    for used, frame, bound, idx in (
+        (tokens, frame_tokens, budget.tokens, 1),
+        (chars, frame_chars, budget.chars, 2),
+    ):
+        goal = bound * (FILL_TARGET + 1) / 2
+        if last is not None and last[0] != scale and last[idx] != used:
+            slope = (used - last[idx]) / (scale - last[0])
+            if slope > 0:
+                targets.append(scale + (goal - used) / slope)
+                continue
+        body = used - frame
+        if body > 0:
+            targets.append(scale * (goal - frame) / body)
+    return min(targets) if targets else scale * 2
 
 
 def estimate_fit_chars(budget: Budget, ratio: float) -> int:

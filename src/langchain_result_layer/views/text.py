@@ -1,4 +1,4 @@
-"""Plain text view: the truncation engine (head + error windows + tail).
+r"""Plain text view: the truncation engine (head + error windows + tail).
 
 It is the fallback for every result no other view claims, and the base of the command and
 search views, which only change the head/tail split.
@@ -31,6 +31,8 @@ from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuil
 
 __all__ = ["TextView", "text_result_view", "utf8_length"]
 
+_UTF8_CHUNK = 1 << 20
+
 
 def utf8_length(text: str) -> int:
     """UTF-8 size of `text` in bytes (lone surrogates count as 3 bytes).
@@ -48,7 +50,12 @@ def utf8_length(text: str) -> int:
     """
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-8", "surrogatepass"))
+    # Encode only the chunks that need it, a megabyte at a time (no full-size copy).
+    total = 0
+    for start in range(0, len(text), _UTF8_CHUNK):
+        chunk = text[start : start + _UTF8_CHUNK]
+        total += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", "surrogatepass"))
+    return total
 
 
 def text_result_view(
@@ -73,19 +80,14 @@ def text_result_view(
 
     Example:
         ```python
-        view = text_result_view(cut, kind="text", raw=raw, ctx=ctx, reference=None)  # doctest: +SKIP
+        view = text_result_view(cut, kind="text", raw=raw, ctx=ctx, reference=None)
         ```
     """
     references: dict[str, str] = {}
     if reference is not None:
         references["all"] = str(reference)
-        if cut.omitted:
-            first = cut.omitted[0]
-            start = first.start_line + (1 if first.partial_start else 0)
-            if start <= first.end_line:
-                references["next"] = str(reference.with_lines(start, first.end_line))
-            else:
-                references["next"] = str(reference.with_chars(first.start_char, first.chars))
+        if cut.next_reference is not None:
+            references["next"] = str(cut.next_reference)
         for i, hit in enumerate(cut.error_lines[:8], start=1):
             lo = max(1, hit.line_no - 10)
             references[f"error_{i}"] = str(reference.with_lines(lo, hit.line_no + 30))
@@ -156,8 +158,10 @@ class TextView(ResultViewBuilder):
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Cut with the engine within the budget."""
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         reference = replace(ctx.reference, kind=self.kind) if ctx.reference else None
         cut = truncate_text(
