@@ -10,9 +10,11 @@ python -m tests.notebooks.execute --save notebooks/01_quickstart.ipynb
 
 How a notebook is executed:
 
-- kernel `python3`: jupyter_client resolves it to the `ipykernel` kernelspec installed with the
-  `notebooks` extra and launches it with the interpreter running this code (`sys.executable`),
-  so the kernel sees the same virtual environment and the editable package;
+- kernel `python3` (the name every notebook carries), pinned to `ipykernel`'s own kernelspec
+  for the interpreter running this code (`sys.executable`): the kernel sees the same virtual
+  environment and the editable package even when a user-level `python3` kernelspec points at
+  another Python. `ipykernel` comes with the `notebooks` extra (part of `test`), so
+  `pip install -e ".[test]"` is all a fresh machine needs; no `ipykernel install` step;
 - working directory: a fresh temporary directory (the notebooks write nothing else anywhere
   but the system temp dir);
 - offline: API keys (`*_API_KEY`) are removed from the kernel's environment, so the notebooks
@@ -44,6 +46,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from nbformat import NotebookNode
 
@@ -100,6 +104,26 @@ del _lrl_guard
 """Runs silently in the kernel before the first cell when executing offline."""
 
 _CHECK_PROBE = "__import__('sys').executable"
+
+
+class _RunningInterpreterSpecs(KernelSpecManager):
+    """Resolves `python3` to ipykernel's native kernelspec for `sys.executable`."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        if kernel_name == KERNEL_NAME:
+            from ipykernel.kernelspec import RESOURCES, get_kernel_dict
+
+            return KernelSpec(resource_dir=RESOURCES, **get_kernel_dict())
+        return super().get_kernel_spec(kernel_name)
+
+
+class _Client(NotebookClient):
+    """A `NotebookClient` whose `python3` kernel always runs this interpreter."""
+
+    def create_kernel_manager(self) -> KernelManager:
+        km = super().create_kernel_manager()
+        km.kernel_spec_manager = _RunningInterpreterSpecs(data_dir=km.data_dir)
+        return km
 
 
 @dataclass(slots=True)
@@ -248,7 +272,7 @@ def execute_notebook(
         nbclient.exceptions.CellExecutionError: When a cell fails.
     """
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
+    client = _Client(
         nb,
         timeout=timeout,
         kernel_name=KERNEL_NAME,
