@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,10 @@ CHECKS: dict[str, dict[str, str]] = {
         "rows_in_db": "n_definitions",
         "page_status": "page.status",
         "page_kind": "ResultLayer.view_of(page).kind",
+        "definition_status": "definition.status",
+        "definition_lines": "[ResultLayer.view_of(definition).summary.get('start_line'), "
+        "wanted['start_line']]",
+        "json_fetch": "[json_part.status, ResultLayer.view_of(json_part).summary.get('error')]",
         "corpus_used": "corpus is not None",
     },
     "04_production_setup.ipynb": {
@@ -104,6 +109,25 @@ def _run(name: str, tmp_path: Path) -> ExecutedNotebook:
     )
 
 
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], ExecutedNotebook]:
+    """Executes a notebook once per module (several tests check one execution)."""
+    cache: dict[str, ExecutedNotebook | BaseException] = {}
+
+    def run(name: str) -> ExecutedNotebook:
+        if name not in cache:
+            try:
+                cache[name] = _run(name, tmp_path_factory.mktemp(Path(name).stem))
+            except Exception as exc:  # re-raised for every test of this notebook
+                cache[name] = exc
+        result = cache[name]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    return run
+
+
 def _corpus_present() -> bool:
     return (CORPUS / "cases.jsonl").is_file()
 
@@ -119,8 +143,8 @@ def test_every_notebook_has_checks() -> None:
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
-def test_quickstart(tmp_path: Path) -> None:
-    done = _run("01_quickstart.ipynb", tmp_path)
+def test_quickstart(executed: Callable[[str], ExecutedNotebook]) -> None:
+    done = executed("01_quickstart.ipynb")
     c = done.checks
     assert done.kernel_executable == sys.executable, "the kernel must run this interpreter"
     expected = {"search_code", "read_file", "run_tests"}
@@ -144,8 +168,8 @@ def test_quickstart(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
-def test_langgraph_agent(tmp_path: Path) -> None:
-    done = _run("02_langgraph_agent.ipynb", tmp_path)
+def test_langgraph_agent(executed: Callable[[str], ExecutedNotebook]) -> None:
+    done = executed("02_langgraph_agent.ipynb")
     c = done.checks
     window = c["window"]
     assert len(c["with_layer"]) == len(c["bare"]) == len(c["react"]) >= 10
@@ -163,8 +187,8 @@ def test_langgraph_agent(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
-def test_views(tmp_path: Path) -> None:
-    done = _run("03_views.ipynb", tmp_path)
+def test_views(executed: Callable[[str], ExecutedNotebook]) -> None:
+    done = executed("03_views.ipynb")
     c = done.checks
     assert set(c["views"]) == {"rows (stdlib)", "log", "source file", "json", "search"}
     for name, (_kind, shown, budget, truncated, stored, original) in c["views"].items():
@@ -177,14 +201,29 @@ def test_views(tmp_path: Path) -> None:
     assert c["rows_total"] == c["rows_in_db"] > 10_000
     assert c["page_status"] == "success"
     assert c["page_kind"] == "rows"
+    assert c["definition_status"] == "success"
+    assert c["definition_lines"][0] == c["definition_lines"][1], "fetched the outlined definition"
     assert c["corpus_used"] == _corpus_present()
     if _corpus_present():
         assert "query_chinook" in done.text()
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
-def test_production_setup(tmp_path: Path) -> None:
-    done = _run("04_production_setup.ipynb", tmp_path)
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug: a ?path= fetch of a JSON result larger than max_result_chars (400,000) "
+    "reads only the first 400,000 chars (fetch_tool passes max_size=budget.chars) and fails to "
+    "parse; remove this mark when fixed",
+)
+def test_views_json_path_fetch(executed: Callable[[str], ExecutedNotebook]) -> None:
+    status, error = executed("03_views.ipynb").checks["json_fetch"]
+    assert error is None, error
+    assert status == "success"
+
+
+@pytest.mark.timeout(NOTEBOOK_TIMEOUT)
+def test_production_setup(executed: Callable[[str], ExecutedNotebook]) -> None:
+    done = executed("04_production_setup.ipynb")
     c = done.checks
     expected = ["SQLite file"] + (["PostgreSQL"] if os.environ.get("LRL_POSTGRES_URL") else [])
     assert c["backends"] == sorted(expected), "PostgreSQL must run when LRL_POSTGRES_URL is set"
