@@ -1,4 +1,4 @@
-"""The per-result pipeline: choose a view, store the raw result, render within budget.
+r"""The per-result pipeline: choose a view, store the raw result, render within budget.
 
 This module knows nothing about LangChain messages; adapters hand it the content, status and
 tool name of a result and get back what the model should see plus the record of it.
@@ -9,6 +9,8 @@ Guarantees:
 - the rendered content always fits the budget (tokens under the configured counter, and
   characters); a view that fails or overshoots falls back to the text view, then to a bare
   notice;
+- bytes are stored as they are and shown as a binary notice (or by a registered `binary`
+  view); other objects are rendered as deterministic JSON;
 - a store that is down or full never loses the view: the model is told plainly that the full
   result could not be saved;
 - CPU-heavy work on large results runs in a worker thread on the async path, so the event
@@ -22,7 +24,7 @@ Example:
 
     pipeline = ResultPipeline(budget=Budget(tokens=500, chars=4_000),
                               counter=ApproximateTokenCounter(), store=None)
-    outcome = pipeline.process("x\\n" * 100_000, tool_name="shell")
+    outcome = pipeline.process("x\n" * 100_000, tool_name="shell")
     assert outcome is not None and outcome.view.truncated
     ```
 """
@@ -30,6 +32,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,21 +42,21 @@ from langchain_result_layer.config import ToolPolicy
 from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, plural
+from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, fetch_call, plural
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import StoreQuotaExceededError
 from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
 from langchain_result_layer.views import ViewContext, choose_view
-from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, get_view
 from langchain_result_layer.views.blocks import (
     BlockPlan,
     block_text,
+    content_chars,
     content_tokens,
-    dropped_notice,
     is_content_block_list,
-    nontext_notice,
     plan_blocks,
+    render_blocks,
 )
 from langchain_result_layer.views.text import TextView, utf8_length
 
@@ -64,7 +67,10 @@ logger = logging.getLogger(__name__)
 META_KEY = "result_layer"
 """Key of the layer's marker in `ToolMessage.response_metadata`."""
 
-_THREAD_THRESHOLD_CHARS = 256_000
+THREAD_THRESHOLD_CHARS = 64_000
+"""On the async path, results larger than this are planned and rendered in a worker thread."""
+
+_THREAD_THRESHOLD_BLOCKS = 256
 _TEXT_FALLBACK = TextView()
 
 
@@ -78,6 +84,7 @@ class ProcessOutcome:
         passed_through: Whether the content is the original, unchanged.
         record: The stored record's metadata, when stored.
         reference: Reference to the stored raw result, when stored.
+        extra: Free-form details for adapters.
 
     Example:
         ```python
@@ -93,7 +100,11 @@ class ProcessOutcome:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def metadata(self) -> dict[str, Any]:
-        """The JSON-ready marker stored in `response_metadata["result_layer"]`."""
+        """The JSON-ready marker stored in `response_metadata["result_layer"]`.
+
+        Returns:
+            The marker (`processed: True`, kind, reference, sizes, headline).
+        """
         view = self.view
         return {
             "version": 1,
@@ -131,7 +142,8 @@ def headline_of(view: ResultView) -> str:
     own = view.summary.get("headline") if isinstance(view.summary, dict) else None
     if isinstance(own, str) and own:
         return own[:300]
-    facts = f"{view.kind}, {plural(view.original_chars, 'char')}, {plural(view.original_lines, 'line')}"
+    size = f"{plural(view.original_chars, 'char')}, {plural(view.original_lines, 'line')}"
+    facts = f"{view.kind}, {size}"
     for item in view.items:
         if item.get("role") == "error":
             text = str(item.get("text", "")).strip().splitlines()
@@ -145,13 +157,16 @@ def headline_of(view: ResultView) -> str:
 class _Plan:
     policy: ToolPolicy
     budget: Budget
-    view: ResultViewBuilder | None
-    prepared: Prepared | None
-    fits: bool
-    blocks: BlockPlan | None
-    payload: Any
     is_error: bool
     tool_name: str | None
+    payload: Any
+    fits: bool = False
+    view: ResultViewBuilder | None = None
+    prepared: Prepared | None = None
+    blocks: BlockPlan | None = None
+    binary: bool = False
+    tokens: int | None = None
+    """Tokens of the payload as it is, when counted (results that fit)."""
 
 
 class ResultPipeline:
@@ -161,9 +176,9 @@ class ResultPipeline:
         budget: Default per-result budget.
         counter: Token counter the budget is measured with.
         store: Where raw results go (`None`: not stored; notices say so).
-        policies: Per-tool overrides, by tool name.
+        policies: Per-tool overrides, by tool name (`"*"` sets the default policy).
         fetch_tool_name: Name of the fetch tool quoted in notices.
-        image_tokens: Fixed token cost of one non-text block.
+        image_tokens: Fixed token cost of one media block.
         store_small_results: Also store results that pass through, so that the budget guard
             can always restore what it clears.
         ttl_seconds: Default lifetime of stored results (`None`: the store's default).
@@ -224,37 +239,57 @@ class ResultPipeline:
         chars = policy.max_chars if policy.max_chars is not None else self.budget.chars
         return Budget(tokens=max(MIN_RESULT_TOKENS, tokens), chars=max(MIN_RESULT_CHARS, chars))
 
-    def _fits_text(self, text: str, budget: Budget) -> bool:
-        return len(text) <= budget.chars and self.counter.count(text) <= budget.tokens
+    def _count_if_fits(self, text: str, budget: Budget) -> int | None:
+        if len(text) > budget.chars:
+            return None
+        tokens = self.counter.count(text)
+        return tokens if tokens <= budget.tokens else None
 
     def _plan(self, content: Any, *, tool_name: str | None, status: str) -> _Plan | None:
         policy = self.policy_for(tool_name)
         if not policy.enabled:
             return None
-        budget = self.budget_for(tool_name)
-        is_error = status == "error"
-        base = {"policy": policy, "budget": budget, "is_error": is_error, "tool_name": tool_name}
-        if isinstance(content, str):
-            if self._fits_text(content, budget):
-                return _Plan(view=None, prepared=None, fits=True, blocks=None, payload=content, **base)
+        plan = _Plan(
+            policy=policy,
+            budget=self.budget_for(tool_name),
+            is_error=status == "error",
+            tool_name=tool_name,
+            payload=content,
+        )
+        budget = plan.budget
+        if isinstance(content, (bytes, bytearray, memoryview)):
+            plan.payload = bytes(content)
+            plan.binary = True
+            if policy.kind is None and get_view("binary") is None:
+                return plan  # no binary view: a notice, rendered by the pipeline
+        elif isinstance(content, str):
+            plan.tokens = self._count_if_fits(content, budget)
+            if plan.tokens is not None:
+                plan.fits = True
+                return plan
         elif is_content_block_list(content) and policy.kind is None:
-            blocks = plan_blocks(
+            plan.blocks = plan_blocks(
                 content, budget=budget, counter=self.counter, image_tokens=self.image_tokens
             )
-            return _Plan(view=None, prepared=None, fits=blocks.fits, blocks=blocks, payload=content, **base)
-        elif not isinstance(content, (bytes, bytearray, memoryview)):
-            as_text = to_json_text(content)
-            if policy.kind is None and self._fits_text(as_text, budget):
-                return _Plan(view=None, prepared=None, fits=True, blocks=None, payload=content, **base)
-        payload = bytes(content) if isinstance(content, (bytearray, memoryview)) else content
+            plan.fits = plan.blocks.fits
+            plan.tokens = plan.blocks.tokens
+            return plan
+        else:
+            plan.tokens = self._count_if_fits(to_json_text(content), budget)
+            if plan.tokens is not None:
+                plan.fits = True
+                return plan
         try:
-            view = choose_view(payload, kind=policy.kind)
-            prepared = view.prepare(payload)
-        except Exception:  # a broken view falls back to text
+            view = choose_view(plan.payload, kind=policy.kind)
+            prepared = view.prepare(plan.payload)
+        except Exception:  # a broken or unknown view falls back to text
             logger.exception("view preparation failed for tool %r; using the text view", tool_name)
+            if plan.binary:
+                return plan
             view = _TEXT_FALLBACK
-            prepared = view.prepare(payload)
-        return _Plan(view=view, prepared=prepared, fits=False, blocks=None, payload=payload, **base)
+            prepared = view.prepare(plan.payload)
+        plan.view, plan.prepared = view, prepared
+        return plan
 
     # ------------------------------------------------------------------ storing
 
@@ -262,8 +297,8 @@ class ResultPipeline:
         if plan.prepared is not None:
             return plan.prepared.raw, (plan.view.kind if plan.view else "text")
         payload = plan.payload
-        if isinstance(payload, str):
-            return payload, "text"
+        if isinstance(payload, (str, bytes)):
+            return payload, "binary" if isinstance(payload, bytes) else "text"
         if plan.blocks is not None:
             return to_json_text(payload), "blocks"
         return to_json_text(payload), "json"
@@ -277,53 +312,83 @@ class ResultPipeline:
             why = f"storage quota exceeded: {exc}"
         else:
             why = f"result store unavailable: {type(exc).__name__}: {exc}"
-        return f"The full result could not be saved ({why[:200]}); what is omitted cannot be fetched."
+        return (
+            f"The full result could not be saved ({why[:200]}); what is omitted cannot be fetched."
+        )
+
+    def _put_kwargs(
+        self, plan: _Plan, principal: Principal, tool_call_id: str | None, kind: str
+    ) -> dict[str, Any]:
+        return {
+            "principal": principal,
+            "kind": kind,
+            "tool_name": plan.tool_name,
+            "tool_call_id": tool_call_id,
+            "ttl_seconds": plan.policy.ttl_seconds or self.ttl_seconds,
+        }
+
+    def _block_texts_to_store(self, plan: _Plan) -> dict[int, str]:
+        """Text blocks that will be cut, each stored on its own.
+
+        A cut block's view names line ranges of that block's text; storing it alone makes
+        those ranges fetchable.
+        """
+        if plan.blocks is None or plan.fits or self.store is None:
+            return {}
+        blocks = plan.payload
+        return {i: block_text(blocks[i]) or "" for i in plan.blocks.cut}
 
     def _put(
         self, plan: _Plan, principal: Principal, tool_call_id: str | None
-    ) -> tuple[RecordMeta | None, str | None]:
+    ) -> tuple[RecordMeta | None, str | None, dict[int, RecordMeta]]:
         if not self._should_store(plan):
-            return None, None if self.store is not None else "The full result was not saved."
-        raw, kind = self._store_args(plan)
+            return None, None if self.store is not None else "The full result was not saved.", {}
         assert self.store is not None
+        raw, kind = self._store_args(plan)
         try:
-            meta = self.store.put(
-                raw,
-                principal=principal,
-                kind=kind,
-                tool_name=plan.tool_name,
-                tool_call_id=tool_call_id,
-                ttl_seconds=plan.policy.ttl_seconds or self.ttl_seconds,
-            )
-        except Exception as exc:  # noqa: BLE001 - the store must never break the agent
+            meta = self.store.put(raw, **self._put_kwargs(plan, principal, tool_call_id, kind))
+        except Exception as exc:  # the store must never break the agent
             logger.warning("could not store result of %r: %s", plan.tool_name, exc)
-            return None, self._store_note(exc)
-        return meta, None
+            return None, self._store_note(exc), {}
+        parts: dict[int, RecordMeta] = {}
+        for i, text in self._block_texts_to_store(plan).items():
+            try:
+                parts[i] = self.store.put(
+                    text, **self._put_kwargs(plan, principal, tool_call_id, "text")
+                )
+            except Exception as exc:  # the block's view says it was not saved
+                logger.warning("could not store block %d of %r: %s", i, plan.tool_name, exc)
+        return meta, None, parts
 
     async def _aput(
         self, plan: _Plan, principal: Principal, tool_call_id: str | None
-    ) -> tuple[RecordMeta | None, str | None]:
+    ) -> tuple[RecordMeta | None, str | None, dict[int, RecordMeta]]:
         if not self._should_store(plan):
-            return None, None if self.store is not None else "The full result was not saved."
-        raw, kind = self._store_args(plan)
+            return None, None if self.store is not None else "The full result was not saved.", {}
         assert self.store is not None
+        raw, kind = self._store_args(plan)
         try:
             meta = await self.store.aput(
-                raw,
-                principal=principal,
-                kind=kind,
-                tool_name=plan.tool_name,
-                tool_call_id=tool_call_id,
-                ttl_seconds=plan.policy.ttl_seconds or self.ttl_seconds,
+                raw, **self._put_kwargs(plan, principal, tool_call_id, kind)
             )
-        except Exception as exc:  # noqa: BLE001 - the store must never break the agent
+        except Exception as exc:  # the store must never break the agent
             logger.warning("could not store result of %r: %s", plan.tool_name, exc)
-            return None, self._store_note(exc)
-        return meta, None
+            return None, self._store_note(exc), {}
+        parts: dict[int, RecordMeta] = {}
+        for i, text in self._block_texts_to_store(plan).items():
+            try:
+                parts[i] = await self.store.aput(
+                    text, **self._put_kwargs(plan, principal, tool_call_id, "text")
+                )
+            except Exception as exc:  # the block's view says it was not saved
+                logger.warning("could not store block %d of %r: %s", i, plan.tool_name, exc)
+        return meta, None, parts
 
     # ------------------------------------------------------------------ rendering (pure)
 
-    def _context(self, plan: _Plan, budget: Budget, ref: Reference | None, note: str | None) -> ViewContext:
+    def _context(
+        self, plan: _Plan, budget: Budget, ref: Reference | None, note: str | None
+    ) -> ViewContext:
         return ViewContext(
             budget=budget,
             counter=self.counter,
@@ -336,36 +401,82 @@ class ResultPipeline:
             options=plan.policy.view_options,
         )
 
-    def _fits(self, content: Any, budget: Budget) -> bool:
-        if isinstance(content, str):
-            return len(content) <= budget.chars and self.counter.count(content) <= budget.tokens
-        tokens = content_tokens(content, self.counter, image_tokens=self.image_tokens)
-        chars = sum(len(t) for t in (block_text(b) for b in content) if t is not None)
-        return tokens <= budget.tokens and chars <= budget.chars
+    def _measure(self, content: Any) -> tuple[int, int]:
+        """Tokens and characters of rendered content."""
+        return (
+            content_tokens(content, self.counter, image_tokens=self.image_tokens),
+            content_chars(content),
+        )
 
     def _render_view(
         self, view: ResultViewBuilder, prepared: Prepared, ctx: ViewContext
-    ) -> Rendered:
+    ) -> tuple[Rendered, int]:
+        """Render with `view`, falling back to the text view, then to a bare notice."""
+        budget = ctx.budget
         try:
             rendered = view.render(prepared, ctx)
-            if self._fits(rendered.content, ctx.budget):
-                return rendered
-            logger.warning("view %r overshot its budget; using the text view", view.kind)
+            tokens, chars = self._measure(rendered.content)
+            if tokens <= budget.tokens and chars <= budget.chars:
+                return rendered, tokens
+            logger.warning(
+                "view %r overshot its budget (%d/%d tokens, %d/%d chars); using the text view",
+                view.kind,
+                tokens,
+                budget.tokens,
+                chars,
+                budget.chars,
+            )
         except Exception:
             logger.exception("view %r failed; using the text view", view.kind)
-        if view is not _TEXT_FALLBACK:
-            text_prepared = prepared if isinstance(prepared.raw, str) else _TEXT_FALLBACK.prepare(
-                prepared.raw.decode("utf-8", "replace") if isinstance(prepared.raw, bytes) else prepared.raw
+        if isinstance(prepared.raw, bytes):
+            text = self._binary_notice(prepared.raw, ctx)
+            return Rendered(content=text, view=ResultView(kind=view.kind, truncated=True)), (
+                self.counter.count(text)
             )
-            rendered = _TEXT_FALLBACK.render(text_prepared, ctx)
-            if self._fits(rendered.content, ctx.budget):
-                return rendered
-        msg = f"[Tool result omitted: it could not be shown within {ctx.budget.tokens:,} tokens.]"
-        if ctx.reference is not None:
-            msg = msg[:-1] + f" Full result: {ctx.reference}.]"
-        return Rendered(content=msg[: ctx.budget.chars], view=ResultView(kind=view.kind, truncated=True))
+        if view is not _TEXT_FALLBACK:
+            try:
+                rendered = _TEXT_FALLBACK.render(Prepared(raw=prepared.raw), ctx)
+                tokens, chars = self._measure(rendered.content)
+                if tokens <= budget.tokens and chars <= budget.chars:
+                    return rendered, tokens
+            except Exception:
+                logger.exception("the text view failed too; showing a bare notice")
+        text = _bare_notice(
+            len(prepared.raw), ctx.reference, budget, self.counter, ctx.fetch_tool_name
+        )
+        return Rendered(content=text, view=ResultView(kind=view.kind, truncated=True)), (
+            self.counter.count(text)
+        )
 
-    def _render(self, plan: _Plan, meta: RecordMeta | None, note: str | None) -> ProcessOutcome:
+    def _binary_notice(self, data: bytes, ctx: ViewContext) -> str:
+        """What the model sees of binary data when no binary view renders it."""
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        head = data[:16].hex(" ")
+        text = (
+            f"[Binary tool result{f' `{ctx.tool_name}`' if ctx.tool_name else ''}: "
+            f"{plural(len(data), 'byte')} (sha256 {digest}…, first bytes {head}); not shown "
+            "as text."
+        )
+        if ctx.reference is not None:
+            call = fetch_call(ctx.reference.with_chars(0, 4_096), tool_name=ctx.fetch_tool_name)
+            text += f" Full result: {ctx.reference}. Read bytes: {call}.]"
+        elif ctx.store_note:
+            text += f" {ctx.store_note}]"
+        else:
+            text += " It was not saved.]"
+        if len(text) <= ctx.budget.chars and self.counter.count(text) <= ctx.budget.tokens:
+            return text
+        return _bare_notice(
+            len(data), ctx.reference, ctx.budget, self.counter, ctx.fetch_tool_name, unit="byte"
+        )
+
+    def _render(
+        self,
+        plan: _Plan,
+        meta: RecordMeta | None,
+        note: str | None,
+        parts: Mapping[int, RecordMeta] | None = None,
+    ) -> ProcessOutcome:
         ref = Reference(record_id=meta.record_id, kind=meta.kind) if meta is not None else None
         if plan.fits:
             view = self._passthrough_view(plan, meta)
@@ -373,10 +484,19 @@ class ResultPipeline:
                 content=plan.payload, view=view, passed_through=True, record=meta, reference=ref
             )
         if plan.blocks is not None:
-            return self._render_blocks(plan, meta, ref, note)
-        assert plan.view is not None and plan.prepared is not None
+            return self._render_blocks(plan, meta, ref, note, parts or {})
         ctx = self._context(plan, plan.budget, ref, note)
-        rendered = self._render_view(plan.view, plan.prepared, ctx)
+        if plan.view is None or plan.prepared is None:  # bytes without a binary view
+            assert isinstance(plan.payload, bytes)
+            text = self._binary_notice(plan.payload, ctx)
+            rendered = Rendered(content=text, view=ResultView(kind="binary", truncated=True))
+            tokens = self.counter.count(text)
+            rendered.view.summary = {"bytes": len(plan.payload)}
+            rendered.view.original_bytes = len(plan.payload)
+            rendered.view.original_chars = len(plan.payload)
+            rendered.view.total, rendered.view.unit = len(plan.payload), "bytes"
+        else:
+            rendered, tokens = self._render_view(plan.view, plan.prepared, ctx)
         view = rendered.view
         view.record_id = meta.record_id if meta else None
         view.stored = meta is not None
@@ -386,11 +506,10 @@ class ResultPipeline:
         if not view.counter:
             view.counter = self.counter.name
         view.budget_tokens, view.budget_chars = plan.budget.tokens, plan.budget.chars
-        if isinstance(rendered.content, str):
-            view.shown_chars = len(rendered.content)
-        view.shown_tokens = content_tokens(
-            rendered.content, self.counter, image_tokens=self.image_tokens
-        )
+        view.shown_chars = content_chars(rendered.content)
+        view.shown_tokens = tokens
+        if ref is not None and "all" not in view.references:
+            view.references["all"] = str(ref)
         return ProcessOutcome(
             content=rendered.content, view=view, passed_through=False, record=meta, reference=ref
         )
@@ -398,16 +517,16 @@ class ResultPipeline:
     def _passthrough_view(self, plan: _Plan, meta: RecordMeta | None) -> ResultView:
         payload = plan.payload
         if isinstance(payload, str):
-            chars, lines = len(payload), payload.count("\n") + (0 if payload.endswith("\n") or not payload else 1)
-            tokens = self.counter.count(payload)
-            nbytes = utf8_length(payload)
+            text = payload
             kind = "text"
         else:
             text = to_json_text(payload)
-            chars, lines = len(text), text.count("\n") + 1
-            tokens = content_tokens(payload, self.counter, image_tokens=self.image_tokens)
-            nbytes = utf8_length(text)
             kind = "blocks" if plan.blocks is not None else "json"
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        tokens = plan.tokens
+        if tokens is None:
+            tokens = content_tokens(payload, self.counter, image_tokens=self.image_tokens)
+        chars = content_chars(payload)
         return ResultView(
             kind=meta.kind if meta else kind,
             total=lines,
@@ -415,7 +534,7 @@ class ResultPipeline:
             shown=lines,
             original_chars=chars,
             original_lines=lines,
-            original_bytes=nbytes,
+            original_bytes=utf8_length(text),
             shown_chars=chars,
             shown_tokens=tokens,
             budget_tokens=plan.budget.tokens,
@@ -423,62 +542,75 @@ class ResultPipeline:
             counter=self.counter.name,
             record_id=meta.record_id if meta else None,
             stored=meta is not None,
+            references={"all": str(Reference(record_id=meta.record_id, kind=meta.kind))}
+            if meta
+            else {},
             tool_name=plan.tool_name,
             status="error" if plan.is_error else "success",
         )
 
     def _render_blocks(
-        self, plan: _Plan, meta: RecordMeta | None, ref: Reference | None, note: str | None
+        self,
+        plan: _Plan,
+        meta: RecordMeta | None,
+        ref: Reference | None,
+        note: str | None,
+        parts: Mapping[int, RecordMeta],
     ) -> ProcessOutcome:
         blocks: list[Any] = list(plan.payload)
         bplan = plan.blocks
         assert bplan is not None
-        out: list[Any] = []
-        items: list[dict[str, Any]] = []
         ref_text = str(ref) if ref else None
-        dropped = set(bplan.drop_text)
-        for i, block in enumerate(blocks):
-            if i in dropped:
-                continue
-            if i in bplan.replace_nontext:
-                out.append({"type": "text", "text": nontext_notice(block, ref_text)})
-                items.append({"type": "block", "index": i, "action": "replaced"})
-            elif i in bplan.cut:
-                text = block_text(block) or ""
-                sub_budget = bplan.cut[i]
-                ctx = self._context(plan, sub_budget, ref, note)
-                sub_view = choose_view(text) if plan.policy.kind is None else _TEXT_FALLBACK
-                rendered = self._render_view(sub_view, sub_view.prepare(text), ctx)
-                out.append({"type": "text", "text": rendered.content})
-                items.append(
-                    {"type": "block", "index": i, "action": "cut", "view": rendered.view.to_dict()}
+
+        def cut_block(index: int, text: str, budget: Budget) -> tuple[str, dict[str, Any]]:
+            part = parts.get(index)
+            part_ref = Reference(record_id=part.record_id, kind="text") if part else None
+            block_note = note if part is None else None
+            if part is None and meta is not None:
+                block_note = (
+                    f"This block could not be saved on its own; the whole content is {ref}."
                 )
-            else:
-                out.append(block)
-                items.append({"type": "block", "index": i, "action": "kept"})
-        if dropped:
-            chars = sum(len(block_text(blocks[i]) or "") for i in dropped)
-            out.append({"type": "text", "text": dropped_notice(len(dropped), chars, ref_text)})
-        # Line ranges inside cut blocks refer to each block's own text; the whole list is
-        # stored as JSON under `ref`.
-        total_text = sum(len(block_text(b) or "") for b in blocks)
+            ctx = self._context(plan, budget, part_ref, block_note)
+            try:
+                view = choose_view(text) if plan.policy.kind is None else _TEXT_FALLBACK
+                rendered, _ = self._render_view(view, view.prepare(text), ctx)
+            except Exception:  # choose_view/prepare of a user view: fall back to text
+                logger.exception("block view failed; using the text view")
+                rendered, _ = self._render_view(_TEXT_FALLBACK, _TEXT_FALLBACK.prepare(text), ctx)
+            content = rendered.content
+            if not isinstance(content, str):
+                content = block_text({"type": "text", "text": to_json_text(content)}) or ""
+            record = rendered.view.to_dict()
+            record.pop("original_artifact", None)
+            return content, record
+
+        rendering = render_blocks(
+            blocks,
+            bplan,
+            budget=plan.budget,
+            counter=self.counter,
+            image_tokens=self.image_tokens,
+            cut_block=cut_block,
+            reference=ref_text,
+        )
+        texts = [block_text(b) for b in blocks]
         view = ResultView(
             kind="blocks",
             summary={
                 "blocks": len(blocks),
-                "text_blocks": sum(1 for b in blocks if block_text(b) is not None),
-                "cut": sorted(bplan.cut),
-                "dropped": sorted(dropped),
-                "replaced": list(bplan.replace_nontext),
+                "text_blocks": sum(1 for t in texts if t is not None),
+                "cut": rendering.cut,
+                "dropped": rendering.dropped,
+                "replaced": rendering.replaced,
             },
-            items=items,
+            items=[{"type": "block", **item} for item in rendering.items],
             total=len(blocks),
             unit="blocks",
-            shown=len(blocks) - len(dropped),
+            shown=len(blocks) - len(rendering.dropped),
             references={"all": ref_text} if ref_text else {},
             truncated=True,
-            original_chars=total_text,
-            original_lines=sum((block_text(b) or "").count("\n") + 1 for b in blocks),
+            original_chars=sum(len(t) for t in texts if t is not None),
+            original_lines=sum(t.count("\n") + 1 for t in texts if t is not None),
             budget_tokens=plan.budget.tokens,
             budget_chars=plan.budget.chars,
             counter=self.counter.name,
@@ -487,10 +619,14 @@ class ResultPipeline:
             store_error=note if meta is None else None,
             tool_name=plan.tool_name,
             status="error" if plan.is_error else "success",
+            shown_tokens=rendering.tokens,
+            shown_chars=rendering.chars,
         )
-        view.shown_tokens = content_tokens(out, self.counter, image_tokens=self.image_tokens)
-        view.shown_chars = sum(len(block_text(b) or "") for b in out)
-        return ProcessOutcome(content=out, view=view, passed_through=False, record=meta, reference=ref)
+        for i, part in parts.items():
+            view.references[f"block_{i + 1}"] = str(Reference(record_id=part.record_id))
+        return ProcessOutcome(
+            content=rendering.content, view=view, passed_through=False, record=meta, reference=ref
+        )
 
     # ------------------------------------------------------------------ entry points
 
@@ -514,12 +650,17 @@ class ResultPipeline:
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
+
+        Example:
+            ```python
+            outcome = pipeline.process(big_log, tool_name="read_log", status="error")
+            ```
         """
         plan = self._plan(content, tool_name=tool_name, status=status)
         if plan is None:
             return None
-        meta, note = self._put(plan, principal or Principal(), tool_call_id)
-        return self._render(plan, meta, note)
+        meta, note, parts = self._put(plan, principal or Principal(), tool_call_id)
+        return self._render(plan, meta, note, parts)
 
     async def aprocess(
         self,
@@ -541,23 +682,72 @@ class ResultPipeline:
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
+
+        Example:
+            ```python
+            outcome = await pipeline.aprocess(big_log, tool_name="read_log")
+            ```
         """
-        heavy = _approx_size(content) > _THREAD_THRESHOLD_CHARS
+        heavy = _is_heavy(content)
         if heavy:
             plan = await asyncio.to_thread(self._plan, content, tool_name=tool_name, status=status)
         else:
             plan = self._plan(content, tool_name=tool_name, status=status)
         if plan is None:
             return None
-        meta, note = await self._aput(plan, principal or Principal(), tool_call_id)
+        meta, note, parts = await self._aput(plan, principal or Principal(), tool_call_id)
         if heavy:
-            return await asyncio.to_thread(self._render, plan, meta, note)
-        return self._render(plan, meta, note)
+            return await asyncio.to_thread(self._render, plan, meta, note, parts)
+        return self._render(plan, meta, note, parts)
 
 
-def _approx_size(content: Any) -> int:
-    if isinstance(content, (str, bytes, bytearray)):
-        return len(content)
+def _is_heavy(content: Any) -> bool:
+    """Whether processing `content` may take long enough to block an event loop."""
+    if isinstance(content, (str, bytes, bytearray, memoryview)):
+        return len(content) > THREAD_THRESHOLD_CHARS
     if isinstance(content, list):
-        return sum(_approx_size(b) if isinstance(b, str) else len(str(b)) for b in content[:10_000])
-    return 0
+        if len(content) > _THREAD_THRESHOLD_BLOCKS:
+            return True
+        size = 0
+        for block in content:
+            if isinstance(block, str):
+                size += len(block)
+            elif isinstance(block, dict):
+                size += sum(len(v) if isinstance(v, (str, bytes)) else 64 for v in block.values())
+            else:
+                return True
+        return size > THREAD_THRESHOLD_CHARS
+    # Any other object is rendered as JSON first: its size is unknown until then.
+    return not isinstance(content, (int, float, bool, type(None)))
+
+
+def _bare_notice(
+    size: int,
+    reference: Reference | None,
+    budget: Budget,
+    counter: TokenCounter,
+    fetch_tool_name: str,
+    *,
+    unit: str = "char",
+) -> str:
+    """The shortest honest notice that fits `budget` (the last fallback)."""
+    amount = plural(size, unit)
+    candidates = []
+    if reference is not None:
+        candidates += [
+            f"[Tool result omitted: {amount}; it could not be shown within "
+            f"{budget.tokens:,} tokens. Full result: {reference}. Read it with "
+            f"{fetch_call(reference.with_lines(1, 100), tool_name=fetch_tool_name)}.]",
+            f"[Tool result omitted ({amount}). Full result: {reference}.]",
+        ]
+    candidates += [
+        f"[Tool result omitted: {amount}; it could not be shown within {budget.tokens:,} "
+        "tokens and was not saved.]",
+        f"[Tool result omitted: {amount}.]",
+        "[Tool result omitted.]",
+        "[omitted]",
+    ]
+    for text in candidates:
+        if len(text) <= budget.chars and counter.count(text) <= budget.tokens:
+            return text
+    return ""

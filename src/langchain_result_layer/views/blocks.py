@@ -2,28 +2,36 @@
 
 Rules:
 
-- the cost of a content list is the sum of its text blocks' tokens, a fixed cost per non-text
-  block (`image_tokens`), and `BLOCK_OVERHEAD_TOKENS` per block;
-- when the list fits, it passes through unchanged;
-- otherwise text blocks share what the non-text blocks leave, in proportion to their size with
-  a floor; blocks under their share stay whole (their surplus goes to the others), larger ones
-  are cut by the text view; if there are more blocks than floors fit, the last ones are
-  replaced by one notice;
-- non-text blocks are kept, unless they alone exceed the budget: then each becomes a short
-  notice;
-- the total never exceeds the budget.
+- a list is a content-block list when every item is a string or a dict whose `type` is a
+  known content-block type (LangChain's standard blocks and the provider formats tools
+  return); a list of rows (plain dicts, or dicts whose `type` is a column) is not;
+- the cost of a content list is, per block, `BLOCK_OVERHEAD_TOKENS` plus its text's tokens,
+  or a fixed `image_tokens` for media blocks (images, audio, video, files, documents);
+  blocks of other types count as their JSON text;
+- a list that fits passes through unchanged;
+- otherwise media blocks are kept at their fixed cost when they fit next to a floor for the
+  text, else each becomes a short notice (or, when even the notices do not fit, is counted
+  in one closing notice);
+- text blocks share what is left in proportion to their size, each cut block getting at
+  least a floor: blocks under their share stay whole (their surplus goes to the others),
+  larger ones are cut by a view; blocks beyond what the floors allow are replaced by one
+  closing notice that says which blocks and how much;
+- the rendered list is counted exactly and shrunk until it fits: the total never exceeds
+  the budget, however many blocks there are.
 
 Example:
     ```python
+    from langchain_result_layer.core.tokens import ApproximateTokenCounter
     from langchain_result_layer.views.blocks import content_tokens
 
-    n = content_tokens([{"type": "text", "text": "hi"}], counter, image_tokens=1_600)  # doctest: +SKIP
+    counter = ApproximateTokenCounter()
+    assert content_tokens([{"type": "text", "text": "hi"}], counter, image_tokens=1_600) >= 5
     ```
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,24 +42,83 @@ from langchain_result_layer.core.tokens import TokenCounter
 
 __all__ = [
     "BLOCK_OVERHEAD_TOKENS",
+    "KNOWN_BLOCK_TYPES",
+    "MEDIA_BLOCK_TYPES",
     "BlockPlan",
+    "BlockRendering",
     "block_text",
+    "content_chars",
     "content_tokens",
+    "dropped_notice",
     "is_content_block_list",
+    "is_media_block",
+    "nontext_notice",
     "plan_blocks",
+    "render_blocks",
 ]
 
 BLOCK_OVERHEAD_TOKENS = 4
 """Tokens charged per block for its framing."""
 
-_FLOOR_TOKENS = 2 * MIN_RESULT_TOKENS
-_TEXT_TYPES = {"text", "text-plain"}
+FLOOR_TOKENS = 2 * MIN_RESULT_TOKENS
+"""Smallest budget a cut text block gets (room for its notice and some content)."""
+
+FLOOR_CHARS = 512
+"""Smallest character budget a cut text block gets."""
+
+TEXT_BLOCK_TYPES = frozenset({"text", "text-plain", "input_text", "output_text"})
+"""Block types whose `text` is shown as text."""
+
+MEDIA_BLOCK_TYPES = frozenset(
+    {
+        "image",
+        "image_url",
+        "input_image",
+        "audio",
+        "input_audio",
+        "video",
+        "file",
+        "input_file",
+        "document",
+    }
+)
+"""Block types counted at a fixed cost (their data is not text a model reads)."""
+
+KNOWN_BLOCK_TYPES = (
+    TEXT_BLOCK_TYPES
+    | MEDIA_BLOCK_TYPES
+    | frozenset(
+        {
+            "json",
+            "search_result",
+            "custom_tool_call_output",
+            "reasoning",
+            "thinking",
+            "redacted_thinking",
+            "refusal",
+            "citation",
+            "tool_use",
+            "tool_result",
+            "tool_call",
+            "tool_call_chunk",
+            "invalid_tool_call",
+            "server_tool_call",
+            "server_tool_call_chunk",
+            "server_tool_result",
+            "non_standard",
+        }
+    )
+)
+"""Content-block types: LangChain's standard blocks and the provider formats tools return."""
+
+_NOTICE_CHARS = 400
 
 
 def is_content_block_list(content: object) -> bool:
-    """Whether `content` is a LangChain content-block list (strings and typed dicts).
+    """Whether `content` is a content-block list (strings and dicts of known block types).
 
-    A list of plain dicts without `type` (rows a tool returned) is *not* a block list.
+    A list of plain dicts (rows a tool returned), or of dicts whose `type` is not a block
+    type (rows with a `type` column), is *not* a block list.
 
     Args:
         content: Message content.
@@ -63,18 +130,39 @@ def is_content_block_list(content: object) -> bool:
         ```python
         assert is_content_block_list([{"type": "text", "text": "x"}, "y"])
         assert not is_content_block_list([{"id": 1}, {"id": 2}])
+        assert not is_content_block_list([{"type": "user", "id": 1}])
         ```
     """
     if not isinstance(content, list) or not content:
         return False
     return all(
-        isinstance(b, str) or (isinstance(b, dict) and isinstance(b.get("type"), str))
+        isinstance(b, str) or (isinstance(b, dict) and b.get("type") in KNOWN_BLOCK_TYPES)
         for b in content
     )
 
 
+def is_media_block(block: object) -> bool:
+    """Whether `block` is counted at the fixed media cost.
+
+    Args:
+        block: A string or a block dict.
+
+    Returns:
+        `True` for images, audio, video, files and documents.
+
+    Example:
+        ```python
+        assert is_media_block({"type": "image", "url": "https://example.com/a.png"})
+        ```
+    """
+    return isinstance(block, dict) and block.get("type") in MEDIA_BLOCK_TYPES
+
+
 def block_text(block: object) -> str | None:
-    """The text of a text block, `None` for other blocks.
+    """The text a block shows the model, `None` for media blocks.
+
+    Text blocks give their `text`; other non-media blocks (JSON, search results, ...) give
+    their JSON form, which is what they cost and what a cut shows.
 
     Args:
         block: A string or a block dict.
@@ -85,23 +173,32 @@ def block_text(block: object) -> str | None:
     Example:
         ```python
         assert block_text({"type": "text", "text": "hi"}) == "hi"
+        assert block_text({"type": "image", "base64": "AAAA"}) is None
         ```
     """
     if isinstance(block, str):
         return block
-    if isinstance(block, dict) and block.get("type") in _TEXT_TYPES:
+    if not isinstance(block, dict):
+        return to_json_text(block)
+    kind = block.get("type")
+    if kind in MEDIA_BLOCK_TYPES:
+        return None
+    if kind in TEXT_BLOCK_TYPES:
         text = block.get("text")
-        return text if isinstance(text, str) else to_json_text(text)
-    return None
+        if isinstance(text, str):
+            return text
+        if text is None and kind != "text-plain":
+            return ""
+    return to_json_text(block)
 
 
 def content_tokens(content: object, counter: TokenCounter, *, image_tokens: int) -> int:
     """Tokens of message content under the block-cost rules of this module.
 
     Args:
-        content: A string or a block list.
+        content: A string, a block list, or any other object (counted as its JSON text).
         counter: The token counter.
-        image_tokens: Fixed cost of each non-text block.
+        image_tokens: Fixed cost of each media block.
 
     Returns:
         The cost.
@@ -124,10 +221,10 @@ def content_tokens(content: object, counter: TokenCounter, *, image_tokens: int)
 
 
 def content_chars(content: object) -> int:
-    """Characters of the text parts of `content` (non-text blocks count their JSON size).
+    """Characters of the text parts of `content` (media blocks count none).
 
     Args:
-        content: A string or a block list.
+        content: A string, a block list, or any other object (its JSON text).
 
     Returns:
         Characters.
@@ -140,11 +237,7 @@ def content_chars(content: object) -> int:
     if isinstance(content, str):
         return len(content)
     if isinstance(content, list):
-        total = 0
-        for block in content:
-            text = block_text(block)
-            total += len(text) if text is not None else 0
-        return total
+        return sum(len(t) for t in map(block_text, content) if t is not None)
     return len(to_json_text(content))
 
 
@@ -155,9 +248,11 @@ class BlockPlan:
     Attributes:
         keep: Indices of blocks shown unchanged.
         cut: Index -> budget for text blocks that must be cut.
-        drop_text: Indices of text blocks replaced by the trailing notice.
-        replace_nontext: Indices of non-text blocks replaced by a notice.
+        drop_text: Indices of blocks (text or media) left out and named in the closing notice.
+        replace_nontext: Indices of media blocks replaced by a short notice each.
         fits: Whether the whole list passes through unchanged.
+        tokens: Tokens of the list as it is (`BLOCK_OVERHEAD_TOKENS` per block included),
+            when it was counted (lists far over the budget are not counted in full).
 
     Example:
         ```python
@@ -170,6 +265,7 @@ class BlockPlan:
     drop_text: list[int] = field(default_factory=list)
     replace_nontext: list[int] = field(default_factory=list)
     fits: bool = False
+    tokens: int | None = None
 
 
 def _quick_tokens(text: str, counter: TokenCounter, cap: int) -> int:
@@ -185,7 +281,7 @@ def plan_blocks(
     budget: Budget,
     counter: TokenCounter,
     image_tokens: int,
-    notice_tokens: int = 48,
+    notice_tokens: int = 64,
 ) -> BlockPlan:
     """Decide which blocks stay, which are cut (with what budget) and which are dropped.
 
@@ -193,11 +289,12 @@ def plan_blocks(
         blocks: The content blocks.
         budget: Budget for the whole list.
         counter: Token counter.
-        image_tokens: Fixed cost of a non-text block.
-        notice_tokens: Room kept for a notice block when something is dropped.
+        image_tokens: Fixed cost of a media block.
+        notice_tokens: Room kept for the closing notice (and each media notice).
 
     Returns:
-        The plan; the blocks it keeps and the budgets it hands out sum to at most `budget`.
+        The plan. Its estimate stays within `budget`; `render_blocks` checks the rendered
+        list exactly and drops more blocks if the estimate was short.
 
     Example:
         ```python
@@ -207,79 +304,131 @@ def plan_blocks(
     """
     plan = BlockPlan()
     texts: list[tuple[int, str]] = []
-    nontext: list[int] = []
+    media: list[int] = []
     for i, block in enumerate(blocks):
         text = block_text(block)
         if text is None:
-            nontext.append(i)
+            media.append(i)
         else:
             texts.append((i, text))
-    overhead = BLOCK_OVERHEAD_TOKENS * len(blocks)
-    sizes = {i: _quick_tokens(t, counter, budget.tokens) for i, t in texts}
+    overhead = BLOCK_OVERHEAD_TOKENS
     chars = {i: len(t) for i, t in texts}
-    nontext_cost = image_tokens * len(nontext)
-    if (
-        sum(sizes.values()) + nontext_cost + overhead <= budget.tokens
-        and sum(chars.values()) <= budget.chars
-    ):
+    total_chars = sum(chars.values())
+    # Exact counts for blocks that could be kept whole, within a bounded amount of counting;
+    # beyond that, the UTF-8 length (never below the token count) stands in.
+    cap = budget.tokens
+    sizes: dict[int, int] = {}
+    counted = 0
+    for i, t in texts:
+        if len(t) > budget.chars:
+            sizes[i] = cap + 1
+        elif counted <= 8 * budget.chars:
+            sizes[i] = _quick_tokens(t, counter, cap)
+            counted += len(t)
+        else:
+            sizes[i] = len(t) if t.isascii() else len(t.encode("utf-8", "surrogatepass"))
+    whole = sum(sizes.values()) + image_tokens * len(media) + overhead * len(blocks)
+    if whole <= budget.tokens and total_chars <= budget.chars:
         plan.fits = True
+        plan.tokens = whole
         plan.keep = list(range(len(blocks)))
         return plan
 
-    available = budget.tokens - overhead - notice_tokens
-    if nontext and nontext_cost > available - min(len(texts), 1) * _FLOOR_TOKENS:
-        plan.replace_nontext = list(nontext)
-        available -= notice_tokens * len(nontext)
+    tokens_left = budget.tokens - (notice_tokens + overhead)
+    chars_left = budget.chars - _NOTICE_CHARS
+    text_reserve = (FLOOR_TOKENS + overhead) if texts else 0
+
+    # Media: all kept when they fit next to a floor for the text, else notices (in order,
+    # while those fit), else named in the closing notice.
+    if image_tokens * len(media) + overhead * len(media) <= tokens_left - text_reserve:
+        plan.keep.extend(media)
+        tokens_left -= (image_tokens + overhead) * len(media)
     else:
-        plan.keep.extend(nontext)
-        available -= nontext_cost
-    chars_available = max(0, budget.chars - 200 * (len(plan.replace_nontext) + 1))
+        for i in media:
+            if (
+                notice_tokens + overhead <= tokens_left - text_reserve
+                and chars_left > _NOTICE_CHARS
+            ):
+                plan.replace_nontext.append(i)
+                tokens_left -= notice_tokens + overhead
+                chars_left -= _NOTICE_CHARS
+            else:
+                plan.drop_text.append(i)
 
-    # How many text blocks can have at least the floor?
-    capacity = max(0, available // _FLOOR_TOKENS) if available > 0 else 0
-    if len(texts) > capacity:
-        # Keep the earliest blocks; drop the rest into one notice.
-        plan.drop_text = [i for i, _ in texts[capacity:]]
-        texts = texts[:capacity]
-    if not texts:
-        plan.keep.sort()
-        return plan
+    # Text: in order, while it fits, each block needs either all of itself (small blocks:
+    # cutting them would leave little but the cut's own notice) or the floor.
+    def base(i: int) -> tuple[int, int]:
+        if sizes[i] <= 2 * FLOOR_TOKENS and chars[i] <= 2 * FLOOR_CHARS:
+            return sizes[i], chars[i]
+        return min(sizes[i], FLOOR_TOKENS), min(chars[i], FLOOR_CHARS)
 
-    # Proportional shares with a floor; whole blocks under their share release the surplus.
-    remaining = dict((i, sizes[i]) for i, _ in texts)
-    tok_left, chars_left = available, chars_available
+    chosen: list[int] = []
+    base_t: dict[int, int] = {}
+    base_c: dict[int, int] = {}
+    for i, _ in texts:
+        need_t, need_c = base(i)
+        if need_t + overhead <= tokens_left and need_c <= chars_left:
+            chosen.append(i)
+            base_t[i], base_c[i] = need_t, need_c
+            # The base is set aside now; the shares come out of what is left.
+            tokens_left -= need_t + overhead
+            chars_left -= need_c
+        else:
+            plan.drop_text.append(i)
+    plan.drop_text.sort()
+
+    # Proportional shares on top of the bases; blocks under their share stay whole.
+    pool_t = tokens_left
+    pool_c = chars_left
+    open_ = [i for i in chosen if sizes[i] > base_t[i] or chars[i] > base_c[i]]
+    plan.keep.extend(i for i in chosen if i not in set(open_))
     settled = True
-    while settled and remaining:
+    while settled and open_:
         settled = False
-        total = sum(remaining.values()) or 1
-        for i in list(remaining):
-            share = max(_FLOOR_TOKENS, tok_left * remaining[i] // total)
-            if sizes[i] <= share and chars[i] <= chars_left * remaining[i] // total + 1:
+        weight = sum(chars[i] for i in open_) or 1
+        for i in list(open_):
+            extra_t = pool_t * chars[i] // weight
+            extra_c = pool_c * chars[i] // weight
+            if sizes[i] <= base_t[i] + extra_t and chars[i] <= base_c[i] + extra_c:
                 plan.keep.append(i)
-                tok_left -= sizes[i]
-                chars_left -= chars[i]
-                del remaining[i]
+                pool_t -= sizes[i] - base_t[i]
+                pool_c -= chars[i] - base_c[i]
+                open_.remove(i)
                 settled = True
-    if remaining:
-        total = sum(remaining.values()) or 1
-        n = len(remaining)
-        floor_total = _FLOOR_TOKENS * n
-        spare = max(0, tok_left - floor_total)
-        for i in remaining:
-            tokens = _FLOOR_TOKENS + spare * remaining[i] // total
-            block_chars = max(256, chars_left * remaining[i] // total)
-            plan.cut[i] = Budget(tokens=max(MIN_RESULT_TOKENS, tokens), chars=block_chars)
+    if open_:
+        weight = sum(chars[i] for i in open_) or 1
+        for i in open_:
+            share_t = base_t[i] + max(0, pool_t) * chars[i] // weight
+            share_c = base_c[i] + max(0, pool_c) * chars[i] // weight
+            plan.cut[i] = Budget(tokens=max(1, share_t), chars=max(1, share_c))
     plan.keep.sort()
     return plan
 
 
-def dropped_notice(count: int, chars: int, reference: str | None) -> str:
-    """The notice that replaces text blocks that did not fit at all.
+def _index_ranges(indices: Sequence[int]) -> str:
+    """`3, 7-9 and 12` for block numbers (1-based)."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(indices):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    parts = [f"{a + 1:,}" if a == b else f"{a + 1:,}-{b + 1:,}" for a, b in runs[:8]]
+    if len(runs) > 8:
+        parts.append(f"{plural(len(runs) - 8, 'more range')}")
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+
+def dropped_notice(
+    count: int, chars: int, reference: str | None, *, indices: Sequence[int] | None = None
+) -> str:
+    """The closing notice for blocks that did not fit at all.
 
     Args:
         count: Blocks dropped.
-        chars: Their characters.
+        chars: Their characters (text blocks; media count none).
         reference: Reference to the whole stored content, if stored.
+        indices: Their positions in the list (0-based), named 1-based in the notice.
 
     Returns:
         The notice text.
@@ -290,14 +439,15 @@ def dropped_notice(count: int, chars: int, reference: str | None) -> str:
         ```
     """
     where = f" Full content: {reference}." if reference else " They were not saved."
+    which = f" (blocks {_index_ranges(indices)})" if indices else ""
     return (
-        f"[{plural(count, 'more text block')} ({plural(chars, 'char')}) omitted: "
+        f"[{plural(count, 'more block')}{which}, {plural(chars, 'char')} of text, omitted: "
         f"no room left in this result's budget.{where}]"
     )
 
 
 def nontext_notice(block: object, reference: str | None) -> str:
-    """The notice that replaces a non-text block when those alone exceed the budget.
+    """The notice that replaces a media block when media alone exceed the budget.
 
     Args:
         block: The block.
@@ -313,5 +463,159 @@ def nontext_notice(block: object, reference: str | None) -> str:
     """
     kind = block.get("type", "block") if isinstance(block, dict) else type(block).__name__
     size = len(to_json_text(block))
-    where = f" Stored with the full content: {reference}." if reference else ""
-    return f"[{kind} block omitted ({plural(size, 'char')} of data): over this result's budget.{where}]"
+    where = f" Stored with the full content: {reference}." if reference else " Not saved."
+    return f"[{str(kind)[:40]} block omitted ({plural(size, 'char')} of data): over this " + (
+        f"result's budget.{where}]"
+    )
+
+
+@dataclass(slots=True)
+class BlockRendering:
+    """A block list rendered within its budget.
+
+    Attributes:
+        content: The blocks the model sees.
+        items: One record per original block: `index`, `action` (`kept`, `cut`,
+            `replaced`, `dropped`) and, for cut blocks, the view's record.
+        tokens: Tokens of `content` (block overheads and media costs included).
+        chars: Characters of `content`'s text.
+        dropped: Indices of blocks named in the closing notice.
+        replaced: Indices of media blocks replaced by a notice.
+        cut: Indices of text blocks shown cut.
+
+    Example:
+        ```python
+        rendering.tokens <= budget.tokens  # doctest: +SKIP
+        ```
+    """
+
+    content: list[Any]
+    items: list[dict[str, Any]]
+    tokens: int
+    chars: int
+    dropped: list[int] = field(default_factory=list)
+    replaced: list[int] = field(default_factory=list)
+    cut: list[int] = field(default_factory=list)
+
+
+CutBlock = Callable[[int, str, Budget], tuple[str, dict[str, Any]]]
+"""Renders text block `index` within a budget: returns the text and its view's record."""
+
+
+def render_blocks(
+    blocks: Sequence[Any],
+    plan: BlockPlan,
+    *,
+    budget: Budget,
+    counter: TokenCounter,
+    image_tokens: int,
+    cut_block: CutBlock,
+    reference: str | None,
+) -> BlockRendering:
+    """Render a plan and make sure the result fits: drop trailing blocks until it does.
+
+    Args:
+        blocks: The original blocks.
+        plan: Output of `plan_blocks` (not a fitting one).
+        budget: Budget for the whole list.
+        counter: Token counter.
+        image_tokens: Fixed cost of a media block.
+        cut_block: Renders one text block within a budget.
+        reference: Reference to the whole stored list, for the notices.
+
+    Returns:
+        The rendering; `tokens <= budget.tokens` and `chars <= budget.chars` always hold.
+
+    Example:
+        ```python
+        rendering = render_blocks(blocks, plan, budget=budget, counter=counter,
+                                  image_tokens=1_600, cut_block=cut, reference=None)
+        ```
+    """
+    overhead = BLOCK_OVERHEAD_TOKENS
+    shown: dict[int, tuple[Any, int, int, dict[str, Any]]] = {}
+    replaced = set(plan.replace_nontext)
+    for i, block in enumerate(blocks):
+        if i in plan.cut:
+            text, record = cut_block(i, block_text(block) or "", plan.cut[i])
+            item = {"index": i, "action": "cut", "view": record}
+            shown[i] = (
+                {"type": "text", "text": text},
+                counter.count(text) + overhead,
+                len(text),
+                item,
+            )
+        elif i in replaced:
+            text = nontext_notice(block, reference)
+            item = {"index": i, "action": "replaced"}
+            shown[i] = (
+                {"type": "text", "text": text},
+                counter.count(text) + overhead,
+                len(text),
+                item,
+            )
+    for i in plan.keep:
+        block = blocks[i]
+        kept_text = block_text(block)
+        cost = (counter.count(kept_text) if kept_text is not None else image_tokens) + overhead
+        shown[i] = (block, cost, len(kept_text or ""), {"index": i, "action": "kept"})
+    dropped = sorted(set(plan.drop_text))
+
+    def closing() -> tuple[str, int, int]:
+        if not dropped:
+            return "", 0, 0
+        chars = sum(len(block_text(blocks[i]) or "") for i in dropped)
+        text = dropped_notice(len(dropped), chars, reference, indices=dropped)
+        return text, counter.count(text) + overhead, len(text)
+
+    order = sorted(shown)
+    while True:
+        notice, notice_t, notice_c = closing()
+        tokens = sum(shown[i][1] for i in order) + notice_t
+        chars = sum(shown[i][2] for i in order) + notice_c
+        if (tokens <= budget.tokens and chars <= budget.chars) or not order:
+            break
+        # Over budget (estimates were short): the last shown block joins the dropped ones.
+        last = order.pop()
+        del shown[last]
+        dropped = sorted([*dropped, last])
+    if tokens > budget.tokens or chars > budget.chars:
+        # Not even the closing notice fits: say as little as possible.
+        notice = _shortest_notice(len(blocks), reference, budget, counter)
+        notice_t = counter.count(notice) + overhead if notice else 0
+        notice_c = len(notice)
+        tokens, chars = notice_t, notice_c
+        dropped = list(range(len(blocks)))
+    content = [shown[i][0] for i in order]
+    items = [shown[i][3] for i in order]
+    if notice:
+        content.append({"type": "text", "text": notice})
+    items += [{"index": i, "action": "dropped"} for i in dropped]
+    items.sort(key=lambda item: int(item["index"]))
+    return BlockRendering(
+        content=content,
+        items=items,
+        tokens=tokens,
+        chars=chars,
+        dropped=dropped,
+        replaced=sorted(i for i in replaced if i in shown),
+        cut=sorted(i for i in plan.cut if i in shown),
+    )
+
+
+def _shortest_notice(
+    count: int, reference: str | None, budget: Budget, counter: TokenCounter
+) -> str:
+    candidates = [
+        f"[{plural(count, 'block')} omitted: over this result's budget."
+        + (f" Full content: {reference}.]" if reference else "]"),
+        f"[{plural(count, 'block')} omitted.]",
+        "[omitted]",
+    ]
+    for text in candidates:
+        if (
+            len(text) <= budget.chars
+            and counter.count(text) + BLOCK_OVERHEAD_TOKENS <= budget.tokens
+        ):
+            return text
+    return ""
