@@ -341,13 +341,13 @@ class _Meter:
             end = self._next_block_end(pos, hi)
             t, c = self.cost(pos, end)
             if used_t + t > tokens or used_c + c > chars:
-                return self._bisect_forward(pos, end, tokens - used_t, chars - used_c)
+                return self._bisect_forward(lo, pos, end, tokens - used_t, chars - used_c)
             used_t += t
             used_c += c
             pos = end
         return hi
 
-    def _bisect_forward(self, start: int, end: int, tokens: int, chars: int) -> int:
+    def _bisect_forward(self, lo: int, start: int, end: int, tokens: int, chars: int) -> int:
         raw = self.raw
         # Line ends inside the block: the largest one that fits.
         ends: list[int] = []
@@ -368,7 +368,8 @@ class _Meter:
         # The next line does not fit whole: cut inside it when it is long.
         nl = raw.find("\n", best, end)
         line_end = nl + 1 if nl >= 0 else end
-        if best > start and line_end - best <= max(256, (best - start) // 10):
+        # Keep the line boundary unless it leaves the segment empty or the cut line is long.
+        if best > lo and line_end - best <= max(256, (best - lo) // 10):
             return best
         return self._bisect_chars_forward(start, best, line_end, tokens, chars)
 
@@ -401,13 +402,13 @@ class _Meter:
             start = self._prev_block_start(pos, lo)
             t, c = self.cost(start, pos)
             if used_t + t > tokens or used_c + c > chars:
-                return self._bisect_backward(start, pos, tokens - used_t, chars - used_c)
+                return self._bisect_backward(hi, start, pos, tokens - used_t, chars - used_c)
             used_t += t
             used_c += c
             pos = start
         return lo
 
-    def _bisect_backward(self, start: int, end: int, tokens: int, chars: int) -> int:
+    def _bisect_backward(self, hi: int, start: int, end: int, tokens: int, chars: int) -> int:
         raw = self.raw
         # Line starts inside the block (after a newline): the smallest one that fits.
         starts: list[int] = []
@@ -428,7 +429,8 @@ class _Meter:
         # The previous line does not fit whole: cut inside it when it is long.
         nl = raw.rfind("\n", start, max(start, best - 1))
         line_start = nl + 1 if nl >= 0 else start
-        if best < end and best - line_start <= max(256, (end - best) // 10):
+        # Keep the line boundary unless it leaves the segment empty or the cut line is long.
+        if best < hi and best - line_start <= max(256, (hi - best) // 10):
             return best
         return self._bisect_chars_backward(line_start, best, end, tokens, chars)
 
