@@ -187,7 +187,7 @@ class Reference:
         ]
         if self.path is not None:
             params.append(("path", self.path))
-        query = urlencode(params, quote_via=quote, safe="$.[]'\"*:-_")
+        query = urlencode(params, quote_via=quote, safe="$.[]*:-_")
         head = f"{REFERENCE_PREFIX}{self.record_id}/{self.kind}"
         return f"{head}?{query}" if query else head
 
