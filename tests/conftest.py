@@ -1,4 +1,4 @@
-"""Shared fixtures: corpus location, token counters, stores."""
+"""Shared fixtures: corpus location, hypothesis profiles."""
 
 from __future__ import annotations
 
@@ -6,8 +6,25 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-CORPUS = Path(os.environ.get("LRL_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(
+    os.environ.get("LRL_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")
+)
+
+# CI explores a fixed, reproducible set of examples (a red CI must mean a real regression);
+# local runs keep exploring new ones. Select with HYPOTHESIS_PROFILE=ci|dev.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") == "true" else "dev")
+)
 
 
 @pytest.fixture(scope="session")
