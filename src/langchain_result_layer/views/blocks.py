@@ -196,7 +196,8 @@ def content_tokens(content: object, counter: TokenCounter, *, image_tokens: int)
     """Tokens of message content under the block-cost rules of this module.
 
     Args:
-        content: A string, a block list, or any other object (counted as its JSON text).
+        content: A string, a block list, or any other object (counted as its JSON text;
+            so is a list that is not a block list, such as rows).
         counter: The token counter.
         image_tokens: Fixed cost of each media block.
 
@@ -210,7 +211,10 @@ def content_tokens(content: object, counter: TokenCounter, *, image_tokens: int)
     """
     if isinstance(content, str):
         return counter.count(content)
-    if isinstance(content, list):
+    if isinstance(content, list) and all(isinstance(b, (str, dict)) for b in content):
+        if content and not is_content_block_list(content):
+            # Rows and other lists of dicts: what a model is sent is their JSON text.
+            return counter.count(to_json_text(content))
         total = 0
         for block in content:
             text = block_text(block)
@@ -236,7 +240,9 @@ def content_chars(content: object) -> int:
     """
     if isinstance(content, str):
         return len(content)
-    if isinstance(content, list):
+    if isinstance(content, list) and all(isinstance(b, (str, dict)) for b in content):
+        if content and not is_content_block_list(content):
+            return len(to_json_text(content))
         return sum(len(t) for t in map(block_text, content) if t is not None)
     return len(to_json_text(content))
 
