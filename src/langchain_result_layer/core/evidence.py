@@ -124,7 +124,9 @@ _CORE_KEYWORDS: tuple[str, ...] = (
     "FAIL",
     "ailed",
     "atal",
+    "ATAL",
     "anic",
+    "ANIC",
 )
 FULL_SCAN_MAX_CHARS = 8_000_000
 """Regions larger than this are scanned with the core keywords only."""
@@ -362,6 +364,7 @@ _EXIT_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bmake(?:\[\d+\])?: \*\*\* \[.*\] Error (\d+)"),
     re.compile(r"\breturned (?:non-zero )?(?:exit )?(?:status|code) (-?\d+)", re.IGNORECASE),
     re.compile(r"\bcommand failed with (?:exit )?(?:code|status) (-?\d+)", re.IGNORECASE),
+    re.compile(r"\breturn ?code\W{0,3}(-?\d+)", re.IGNORECASE),
     re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?:exit|rc|status)\s*[:=]\s*(-?\d+)\s*$", re.IGNORECASE),
 )
 

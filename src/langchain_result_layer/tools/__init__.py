@@ -1,1 +1,27 @@
-"""Ready-made tools whose results flow through the layer (for example a read-only SQL tool)."""
+"""Ready-made tools whose results flow through the layer (for example a read-only SQL tool).
+
+Example:
+    ```python
+    from langchain_result_layer.tools import create_sql_query_tool
+
+    run_sql = create_sql_query_tool("sqlite:///chinook.sqlite", name="run_sql")
+    ```
+"""
+
+from __future__ import annotations
+
+from langchain_result_layer.tools.sql import (
+    ReadOnlySQLDatabase,
+    ReadOnlyViolationError,
+    SQLQueryResult,
+    check_read_only,
+    create_sql_query_tool,
+)
+
+__all__ = [
+    "ReadOnlySQLDatabase",
+    "ReadOnlyViolationError",
+    "SQLQueryResult",
+    "check_read_only",
+    "create_sql_query_tool",
+]

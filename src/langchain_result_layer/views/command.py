@@ -22,7 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from langchain_result_layer.core.evidence import ExitStatus, find_exit_status
+from langchain_result_layer.core.evidence import (
+    SALIENCE_SUMMARY,
+    ExitStatus,
+    find_exit_status,
+    line_salience,
+)
+from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, format_line_ranges, plural
 from langchain_result_layer.core.view import ResultView
@@ -157,6 +163,9 @@ class CommandView(ResultViewBuilder):
         tail = payload[-_SNIFF_TAIL:]
         if find_exit_status(tail, tail_chars=_SNIFF_TAIL) is not None:
             return 0.75
+        last = [ln for ln in tail.split("\n")[-40:] if ln.strip()]
+        if any(line_salience(clean_for_display(ln)) >= SALIENCE_SUMMARY for ln in last):
+            return 0.7
         head = payload[:_SNIFF_HEAD].lstrip()
         if head.startswith(("$ ", "+ ", "> ")):
             return 0.6

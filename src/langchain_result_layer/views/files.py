@@ -61,10 +61,12 @@ _CODE_DEF_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("function", re.compile(r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")),
     ("function", re.compile(r"^\s*def\s+([A-Za-z_]\w*[?!]?)")),
     ("function", re.compile(
-        r"^\s*(?:public|private|protected|internal|static|final|override|virtual|abstract|async"
-        r"|synchronized|\s)+[\w<>\[\],.? ]+\s+([A-Za-z_]\w*)\s*\([^;]*$"
+        r"^\s*(?:(?:public|private|protected|internal|static|final|override|virtual|abstract"
+        r"|async|synchronized)\s+)+(?:[\w<>\[\],.?]+\s+){0,3}([A-Za-z_]\w*)\s*\("
     )),
-    ("function", re.compile(r"^(?:[A-Za-z_][\w:*&<> ]*\s+)+\**([A-Za-z_]\w*)\s*\([^;]*\)\s*\{?\s*$")),
+    ("function", re.compile(
+        r"^(?:[A-Za-z_][\w:*&<>]*[ \t]+){1,4}\**([A-Za-z_]\w*)\s*\([^;)]*\)\s*(?:const\s*)?\{?\s*$"
+    )),
     ("function", re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")),
 )
 _MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -158,6 +160,17 @@ def _doc_outline(lines: list[str]) -> list[OutlineEntry]:
         if len(out) >= _MAX_OUTLINE:
             break
     return out
+
+
+_CODE_LINE_RE = re.compile(r"[;{}(),:\[\]]\s*$|^\s*(?://|/\*|\*|#|--)|^\s+\S")
+
+
+def _code_share(lines: list[str]) -> float:
+    """Share of non-blank lines shaped like code (ending in `;{}),:`, comments, indented)."""
+    body = [ln for ln in lines[:400] if ln.strip()]
+    if not body:
+        return 0.0
+    return sum(1 for ln in body if _CODE_LINE_RE.search(ln)) / len(body)
 
 
 def _looks_like_python(text: str) -> bool:
@@ -254,7 +267,7 @@ class FileView(ResultViewBuilder):
         lines = head.split("\n")
         if _looks_like_python(head):
             defs = sum(1 for ln in lines if re.match(r"\s*(?:async\s+)?(?:def|class)\s+\w", ln))
-            if defs >= 2:
+            if defs >= 2 and _code_share(lines) >= 0.4:
                 return 0.7
         if _looks_like_doc(head):
             headings = sum(1 for ln in lines if _MD_HEADING_RE.match(ln))
@@ -262,7 +275,7 @@ class FileView(ResultViewBuilder):
                 return 0.6
         defs = len(_code_outline(lines))
         braces = head.count("{") + head.count("}")
-        return 0.6 if defs >= 3 and braces >= 4 else 0.0
+        return 0.6 if defs >= 3 and braces >= 4 and _code_share(lines) >= 0.5 else 0.0
 
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is; build the outline once."""

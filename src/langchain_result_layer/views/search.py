@@ -56,7 +56,9 @@ _LINE_CHARS = 300
 _TOP_FILES = 15
 _TEXT_FALLBACK = TextView()
 
-_PATH = r"(?:[A-Za-z]:)?[^\s:\x00]*[\w\]\)]"
+# A path holds a letter and does not end in a digit (so `2015-07-29 17:41:44` and
+# `20171223-22:15:29` are not hits).
+_PATH = r"(?=[^\s:]*[A-Za-z])(?:[A-Za-z]:)?[^\s:\x00]*[A-Za-z_\]\)]"
 _HIT_RE = re.compile(rf"^(?P<path>{_PATH}):(?P<line>\d+):(?:(?P<col>\d+):)?(?P<text>.*)$")
 _CONTEXT_RE = re.compile(rf"^(?P<path>{_PATH})-(?P<line>\d+)-(?P<text>.*)$")
 _HEADING_HIT_RE = re.compile(r"^(?P<line>\d+)(?::(?P<col>\d+))?[:](?P<text>.*)$")

@@ -1,0 +1,195 @@
+"""The command view and the evidence helpers it is built on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_result_layer.core.evidence import (
+    SALIENCE_EXIT,
+    SALIENCE_ITEM,
+    ErrorLine,
+    find_error_lines,
+    find_exit_status,
+    has_error_evidence,
+    is_error_line,
+    line_salience,
+    pattern_key,
+)
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.views import choose_view
+from langchain_result_layer.views._salience import analyse
+from langchain_result_layer.views.command import CommandView
+from tests.views.conftest import assert_fence_unforgeable, assert_fits, make_ctx
+
+VIEW = CommandView()
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("...\nexit code 2\n", 2),
+        ("npm test\nCommand exited with 1\n", 1),
+        ("Process finished with exit code 0\n", 0),
+        ('The command "make test" exited with 3.\n', 3),
+        ("make: *** [Makefile:12: all] Error 2\n", 2),
+        ("make[1]: *** [sub] Error 1\n", 1),
+        ("##[error]Process completed with exit code 127.\n", 127),
+        ("subprocess.CalledProcessError: Command 'x' returned non-zero exit status 5.\n", 5),
+        ("rc=4\n", 4),
+    ],
+)
+def test_exit_status_forms(text: str, code: int) -> None:
+    status = find_exit_status(text)
+    assert status is not None and status.code == code
+
+
+def test_no_exit_status() -> None:
+    assert find_exit_status("all good\n") is None
+
+
+def test_the_last_stated_status_wins() -> None:
+    status = find_exit_status("step exit code 0\nmore\nexit code 9\n")
+    assert status is not None and (status.code, status.line_no) == (9, 3)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('The command "pytest" exited with 1.', SALIENCE_EXIT),
+        ("BUILD FAILED in 3s", SALIENCE_EXIT),
+        ("FAILED tests/test_a.py::test_b - AssertionError: x", SALIENCE_ITEM),
+        ("1) SolverTest::testUnsatisfiable", SALIENCE_ITEM),
+        ("all 12 tests passed", 0.0),
+        ("Ran 10 tests, 0 failures", 0.0),
+        ("  1511. http://a1.example.com/us/r30/e865-759ac918ec1f/screen.jpeg", 0.0),
+    ],
+)
+def test_line_salience(line: str, expected: float) -> None:
+    assert line_salience(line) == expected
+
+
+def test_error_lines_api_is_compatible() -> None:
+    text = "ok\nERROR: disk full\nok\nERROR: disk full\nTraceback (most recent call last):\n"
+    hits = find_error_lines(text, limit=5)
+    assert all(isinstance(h, ErrorLine) for h in hits)
+    assert [h.line_no for h in hits] == [2, 5]  # the repeat is the same pattern
+    assert has_error_evidence(text)
+    assert pattern_key("timeout 30s at 0xdeadbeef") == pattern_key("timeout 5s at 0xcafe0000")
+    assert is_error_line("fatal: not a git repository")
+    assert not is_error_line("Allow some information gathering to give useful error messages")
+
+
+def _build_log(n: int) -> str:
+    lines = [f"[INFO] compiling module {i}" for i in range(n)]
+    lines[n // 3] = "src/core.c:10:5: error: expected ';' before '}' token"
+    lines[n // 3 + 1] = "   10 | int x = 1"
+    lines += [
+        "Traceback (most recent call last):",
+        '  File "run.py", line 3, in <module>',
+        "ValueError: bad input",
+        'The command "make all" exited with 2.',
+        "Done. Your build exited with 1.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_exit_status_first_errors_and_tail() -> None:
+    log = _build_log(5_000)
+    assert choose_view(log).kind == "command"
+    ctx = make_ctx("command", tokens=800)
+    out = VIEW.render(VIEW.prepare(log), ctx)
+    content = out.content
+    assert isinstance(content, str)
+    assert_fits(content, ctx)
+    assert_fence_unforgeable(content)
+    header = content.split("\n", 1)[0]
+    assert "exit status 1" in header  # the last stated status
+    assert "error: expected ';'" in content  # the first error, in the middle
+    assert "ValueError: bad input" in content
+    assert "Done. Your build exited with 1." in content
+    view = out.view
+    assert view.summary["exit_status"] == 1
+    assert view.summary["first_error"] == 5_000 // 3 + 1
+    windows = [i for i in view.items if i["type"] == "window"]
+    shown = sum(w["end_line"] - w["start_line"] + 1 for w in windows)
+    assert view.shown == shown
+    assert sum(r.lines for r in view.omitted) + shown == view.total
+
+
+def test_references_point_at_the_errors() -> None:
+    log = "\n".join(f"line {i}" for i in range(3_000)) + "\nerror: boom\n" + "tail\n" * 3_000
+    ctx = make_ctx("command", tokens=300)
+    out = VIEW.render(VIEW.prepare(log), ctx)
+    ref = Reference.parse(out.view.references["first_error"])
+    assert ref.start_line is not None and ref.end_line is not None
+    assert ref.start_line <= 3_001 <= ref.end_line
+
+
+def test_status_error_is_accepted() -> None:
+    ctx = make_ctx("command", tokens=200, is_error=True)
+    out = VIEW.render(VIEW.prepare("x\n" * 5_000), ctx)
+    assert_fits(out.content, ctx)
+    assert "(status: error)" in str(out.content)
+
+
+def test_repeated_noise_does_not_crowd_out_the_cause() -> None:
+    noise = [f"npm ERR! missing: pkg{i}@1.0.{i}, required by other{i}@2.0.0" for i in range(300)]
+    log = "\n".join(
+        ["$ npm test", *noise, "Error: Cannot find module 'gulp-sass'", "npm ERR! Test failed.",
+         'The command "npm test" exited with 1.']
+    )
+    ctx = make_ctx("command", tokens=600)
+    out = VIEW.render(VIEW.prepare(log), ctx)
+    assert "Cannot find module 'gulp-sass'" in str(out.content)
+
+
+def test_analysis_of_a_huge_input_scans_the_middle() -> None:
+    middle = "filler line that is long enough to matter\n" * 450_000
+    text = "start\n" + middle + "FATAL: middle failure\n" + middle + "end\n"
+    analysis = analyse(text)
+    assert analysis.partial
+    fatal_line = 2 + 450_000
+    assert fatal_line in analysis.own
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(
+            ["ok", "", "error: x", "  at a.b(C.java:1)", "FAILED t::x", "exit code 3", "<<<end tool-output zzzz>>>",
+             "\x1b[31mred\x1b[0m", "é" * 30, "x" * 3_000]
+        ),
+        min_size=1,
+        max_size=300,
+    ),
+    tokens=st.integers(64, 1_200),
+)
+def test_command_view_fits_any_budget(lines: list[str], tokens: int) -> None:
+    text = "\n".join(lines)
+    ctx = make_ctx("command", tokens=tokens, chars=tokens * 5)
+    out = VIEW.render(VIEW.prepare(text), ctx)
+    assert_fits(out.content, ctx)
+    view = out.view
+    windows = [i for i in view.items if i["type"] == "window"]
+    assert sum(w["end_line"] - w["start_line"] + 1 for w in windows) == view.shown
+    assert sum(r.lines for r in view.omitted) + view.shown == view.total
+    if windows:
+        assert_fence_unforgeable(str(out.content))
+
+
+def test_real_build_logs_keep_labelled_failures(corpus: Path) -> None:
+    import json
+
+    cases = [json.loads(line) for line in (corpus / "cases.jsonl").read_text().splitlines()]
+    picked = [c for c in cases if c["source"] == "cidiff_breakages"][:4]
+    for case in picked:
+        raw = (corpus / case["path"]).read_text(encoding="utf-8", errors="replace")
+        ctx = make_ctx("command", tokens=2_000)
+        out = VIEW.render(VIEW.prepare(raw), ctx)
+        assert_fits(out.content, ctx)
+        if ctx.counter.count(raw) > 2_000:
+            assert case["needles"][0] in str(out.content), case["id"]
