@@ -207,7 +207,8 @@ class BinaryView(ResultViewBuilder):
         references: dict[str, str] = {}
         if ctx.reference is not None:
             references["all"] = str(ctx.reference)
-            references["next"] = str(ctx.reference.with_chars(0, min(size, 4_096)))
+            if size:
+                references["next"] = str(ctx.reference.with_chars(0, min(size, 4_096)))
         items = [
             {"type": "string", "offset": off, "text": line}
             for (off, _), line in zip(strings, lines)

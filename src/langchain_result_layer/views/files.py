@@ -44,7 +44,7 @@ from langchain_result_layer.views.text import TextView, utf8_length
 __all__ = ["FileView", "OutlineEntry", "outline"]
 
 _SNIFF_CHARS = 16_000
-_MAX_OUTLINE = 400
+_MAX_OUTLINE = 2_000
 _HEAD_LINES = 40
 _LINE_CHARS = 240
 _TEXT_FALLBACK = TextView()
@@ -398,6 +398,7 @@ class FileView(ResultViewBuilder):
             "bytes": utf8_length(raw),
             "language": data.language,
             "outline_entries": len(data.entries),
+            "outline_capped": len(data.entries) >= _MAX_OUTLINE,
             "outline_kinds": kinds,
             "outline_shown": n_entries,
             "key_lines": len(data.key_lines),
@@ -476,6 +477,8 @@ class FileView(ResultViewBuilder):
         hidden_entries = int(s["outline_entries"]) - len(entries)
         if hidden_entries > 0:
             omitted_parts.append(plural(hidden_entries, "outline entry", "outline entries"))
+        if s.get("outline_capped"):
+            omitted_parts.append(f"definitions after the first {_MAX_OUTLINE:,}")
         refs: list[tuple[str, Reference | str]] = []
         if "next" in view.references:
             refs.append(("Read more", view.references["next"]))
