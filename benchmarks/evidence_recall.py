@@ -166,8 +166,15 @@ def _evaluate(
     counter: Any,
 ) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
     stats: dict[str, dict[str, float]] = {
-        name: {"needles": 0, "found": 0, "all": 0, "cases": 0, "labelled": 0, "labelled_found": 0,
-               "seconds": 0.0}
+        name: {
+            "needles": 0,
+            "found": 0,
+            "all": 0,
+            "cases": 0,
+            "labelled": 0,
+            "labelled_found": 0,
+            "seconds": 0.0,
+        }
         for name in strategies
     }
     misses: dict[str, list[str]] = {name: [] for name in strategies}
@@ -222,7 +229,9 @@ def _table(title: str, stats: dict[str, dict[str, float]], *, labelled: bool) ->
     return table
 
 
-def _merge(a: dict[str, dict[str, float]], b: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+def _merge(
+    a: dict[str, dict[str, float]], b: dict[str, dict[str, float]]
+) -> dict[str, dict[str, float]]:
     return {name: {k: a[name][k] + b[name][k] for k in a[name]} for name in a}
 
 
@@ -248,13 +257,20 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
             cases = cases[:3]
         stats, extra = _evaluate(cases, corpus, strategies, counter)
         details[source] = {"stats": stats, **extra}
-        result.tables.append(_table(f"{source} ({BUDGET_TOKENS:,} tokens)", stats,
-                                    labelled=source == "cidiff_breakages"))
+        result.tables.append(
+            _table(
+                f"{source} ({BUDGET_TOKENS:,} tokens)", stats, labelled=source == "cidiff_breakages"
+            )
+        )
         target_stats = stats if target_stats is None else _merge(target_stats, stats)
     assert target_stats is not None
     result.tables.insert(
-        0, _table(f"evidence target: logchunks + cidiff_breakages ({BUDGET_TOKENS:,} tokens)",
-                  target_stats, labelled=False)
+        0,
+        _table(
+            f"evidence target: logchunks + cidiff_breakages ({BUDGET_TOKENS:,} tokens)",
+            target_stats,
+            labelled=False,
+        ),
     )
     for title, source, kind in OTHER_GROUPS:
         cases = load_cases(corpus, source=source, kind=kind)
@@ -273,9 +289,13 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     head = target_stats["head only"]
     ref = target_stats["reference rule"]
     if head["all"]:
-        result.notes.append(f"all-needles ratio chosen/head-only: {chosen['all'] / head['all']:.2f}x")
+        result.notes.append(
+            f"all-needles ratio chosen/head-only: {chosen['all'] / head['all']:.2f}x"
+        )
     if ref["all"]:
-        result.notes.append(f"all-needles ratio chosen/reference rule: {chosen['all'] / ref['all']:.2f}x")
+        result.notes.append(
+            f"all-needles ratio chosen/reference rule: {chosen['all'] / ref['all']:.2f}x"
+        )
     result.notes.append(
         "needles: exact substrings from the corpus labels (logchunks: labelled failure lines; "
         "cidiff: labelled error lines; test logs: runner failure lines; sql: gold rows, matched "

@@ -51,7 +51,10 @@ def small_db(tmp_path: Path) -> Path:
     con.execute("CREATE TABLE job (id INTEGER PRIMARY KEY, status TEXT, took REAL, note TEXT)")
     con.executemany(
         "INSERT INTO job VALUES (?, ?, ?, ?)",
-        [(i, ["ok", "ok", "failed"][i % 3], i / 10, None if i % 2 else f"n{i}") for i in range(1, 2_001)],
+        [
+            (i, ["ok", "ok", "failed"][i % 3], i / 10, None if i % 2 else f"n{i}")
+            for i in range(1, 2_001)
+        ],
     )
     con.commit()
     con.close()
@@ -99,7 +102,8 @@ def test_writes_and_tricks_are_refused(query: str, message: str) -> None:
 
 def test_chinook_rows_and_artifact(chinook: Path) -> None:
     tool = create_sql_query_tool(f"sqlite:///{chinook}", name="run_sql")
-    assert tool.name == "run_sql" and "Track" in tool.description
+    assert tool.name == "run_sql"
+    assert "Track" in tool.description
     msg = _call(tool, "SELECT ArtistId, Name FROM Artist ORDER BY ArtistId LIMIT 3")
     assert msg.status == "success"
     assert json.loads(str(msg.content)) == [
@@ -108,7 +112,8 @@ def test_chinook_rows_and_artifact(chinook: Path) -> None:
         {"ArtistId": 3, "Name": "Aerosmith"},
     ]
     assert msg.artifact["columns"] == ["ArtistId", "Name"]
-    assert msg.artifact["row_count"] == 3 and msg.artifact["truncated"] is False
+    assert msg.artifact["row_count"] == 3
+    assert msg.artifact["truncated"] is False
 
 
 def test_refused_write_is_an_error_message_and_the_database_is_untouched(chinook: Path) -> None:
@@ -122,16 +127,17 @@ def test_refused_write_is_an_error_message_and_the_database_is_untouched(chinook
 
 def test_the_connection_itself_is_read_only(chinook: Path) -> None:
     db = ReadOnlySQLDatabase(f"sqlite:///{chinook}")
-    with pytest.raises(sa.exc.OperationalError, match="readonly|read-only|query_only"), \
-            db.engine.connect() as conn:
-        conn.execute(sa.text("DELETE FROM Track"))
-        conn.commit()
+    with db.engine.connect() as conn:
+        with pytest.raises(sa.exc.OperationalError, match=r"readonly|read-only|query_only"):
+            conn.execute(sa.text("DELETE FROM Track"))
+        conn.rollback()
 
 
 def test_database_errors_come_back_to_the_model(chinook: Path) -> None:
     msg = _call(create_sql_query_tool(f"sqlite:///{chinook}"), "SELECT nope FROM Track")
     assert msg.status == "error"
-    assert "OperationalError" in str(msg.content) and "nope" in str(msg.content)
+    assert "OperationalError" in str(msg.content)
+    assert "nope" in str(msg.content)
 
 
 def test_max_rows_cuts_and_says_so(small_db: Path) -> None:
@@ -162,7 +168,12 @@ def test_in_memory_database_is_query_only() -> None:
 async def test_async_twin(small_db: Path) -> None:
     tool = create_sql_query_tool(f"sqlite:///{small_db}")
     msg = await tool.ainvoke(
-        {"type": "tool_call", "id": "a1", "name": tool.name, "args": {"query": "SELECT count(*) AS n FROM job"}}
+        {
+            "type": "tool_call",
+            "id": "a1",
+            "name": tool.name,
+            "args": {"query": "SELECT count(*) AS n FROM job"},
+        }
     )
     assert json.loads(str(msg.content)) == [{"n": 2_000}]
     bad = await tool.ainvoke(
@@ -175,19 +186,23 @@ async def test_async_twin(small_db: Path) -> None:
 
 
 def _layer(tokens: int = 1_500) -> ResultLayer:
-    return ResultLayer(context_window=100_000, max_result_tokens=tokens, store="memory",
-                       token_counter=COUNTER)
+    return ResultLayer(
+        context_window=100_000, max_result_tokens=tokens, store="memory", token_counter=COUNTER
+    )
 
 
 def test_large_results_become_the_rows_view_and_pages_fetch(chinook: Path) -> None:
     tool = create_sql_query_tool(f"sqlite:///{chinook}", name="run_sql")
     layer = _layer()
-    raw = _call(tool, "SELECT InvoiceLineId, InvoiceId, TrackId, UnitPrice, Quantity FROM InvoiceLine")
+    raw = _call(
+        tool, "SELECT InvoiceLineId, InvoiceId, TrackId, UnitPrice, Quantity FROM InvoiceLine"
+    )
     out = layer.process_tool_message(raw)
     content = str(out.content)
     assert COUNTER.count(content) <= 1_500
     view = ResultView.from_artifact(out.artifact)
-    assert view is not None and view.kind == "rows"
+    assert view is not None
+    assert view.kind == "rows"
     assert view.total == 2_240
     assert view.original_artifact["row_count"] == 2_240  # the tool's own artifact is kept
     assert '"UnitPrice": float' in content or '"UnitPrice":' in content
@@ -209,7 +224,9 @@ def test_works_without_the_corpus(small_db: Path) -> None:
     tool = create_sql_query_tool(f"sqlite:///{small_db}")
     out = _layer(800).process_tool_message(_call(tool, "SELECT * FROM job"))
     view = ResultView.from_artifact(out.artifact)
-    assert view is not None and view.kind == "rows" and view.total == 2_000
+    assert view is not None
+    assert view.kind == "rows"
+    assert view.total == 2_000
     assert view.summary["column_summaries"]["status"]["top"] == [["ok", 1_333], ["failed", 667]]
 
 

@@ -61,7 +61,8 @@ def fence_parts(content: str) -> tuple[str, str, str, str]:
 def assert_fence_unforgeable(content: str) -> None:
     """The nonce appears only in the fence lines and in marker lines the layer wrote."""
     nonce, before, body, after = fence_parts(content)
-    assert nonce not in before and nonce not in after
+    assert nonce not in before
+    assert nonce not in after
     for line in body.split("\n"):
         if nonce in line:
             # Section markers start a line; clip markers end one.

@@ -44,7 +44,8 @@ VIEW = CommandView()
 )
 def test_exit_status_forms(text: str, code: int) -> None:
     status = find_exit_status(text)
-    assert status is not None and status.code == code
+    assert status is not None
+    assert status.code == code
 
 
 def test_no_exit_status() -> None:
@@ -53,7 +54,8 @@ def test_no_exit_status() -> None:
 
 def test_the_last_stated_status_wins() -> None:
     status = find_exit_status("step exit code 0\nmore\nexit code 9\n")
-    assert status is not None and (status.code, status.line_no) == (9, 3)
+    assert status is not None
+    assert (status.code, status.line_no) == (9, 3)
 
 
 @pytest.mark.parametrize(
@@ -125,7 +127,8 @@ def test_references_point_at_the_errors() -> None:
     ctx = make_ctx("command", tokens=300)
     out = VIEW.render(VIEW.prepare(log), ctx)
     ref = Reference.parse(out.view.references["first_error"])
-    assert ref.start_line is not None and ref.end_line is not None
+    assert ref.start_line is not None
+    assert ref.end_line is not None
     assert ref.start_line <= 3_001 <= ref.end_line
 
 
@@ -139,8 +142,13 @@ def test_status_error_is_accepted() -> None:
 def test_repeated_noise_does_not_crowd_out_the_cause() -> None:
     noise = [f"npm ERR! missing: pkg{i}@1.0.{i}, required by other{i}@2.0.0" for i in range(300)]
     log = "\n".join(
-        ["$ npm test", *noise, "Error: Cannot find module 'gulp-sass'", "npm ERR! Test failed.",
-         'The command "npm test" exited with 1.']
+        [
+            "$ npm test",
+            *noise,
+            "Error: Cannot find module 'gulp-sass'",
+            "npm ERR! Test failed.",
+            'The command "npm test" exited with 1.',
+        ]
     )
     ctx = make_ctx("command", tokens=600)
     out = VIEW.render(VIEW.prepare(log), ctx)
@@ -160,8 +168,18 @@ def test_analysis_of_a_huge_input_scans_the_middle() -> None:
 @given(
     lines=st.lists(
         st.sampled_from(
-            ["ok", "", "error: x", "  at a.b(C.java:1)", "FAILED t::x", "exit code 3", "<<<end tool-output zzzz>>>",
-             "\x1b[31mred\x1b[0m", "é" * 30, "x" * 3_000]
+            [
+                "ok",
+                "",
+                "error: x",
+                "  at a.b(C.java:1)",
+                "FAILED t::x",
+                "exit code 3",
+                "<<<end tool-output zzzz>>>",
+                "\x1b[31mred\x1b[0m",
+                "é" * 30,
+                "x" * 3_000,
+            ]
         ),
         min_size=1,
         max_size=300,

@@ -45,8 +45,10 @@ def _check(message: ToolMessage, kind: str) -> ResultView:
     assert COUNTER.count(content) <= BUDGET
     assert_fence_unforgeable(content)
     view = ResultView.from_artifact(message.artifact)
-    assert view is not None and view.kind == kind
-    assert view.stored and view.record_id
+    assert view is not None
+    assert view.kind == kind
+    assert view.stored
+    assert view.record_id
     return view
 
 
@@ -61,7 +63,9 @@ def test_build_log_becomes_a_command_view_and_the_error_window_is_fetchable(corp
     layer = _layer()
     out = layer.process_tool_message(_message(raw, status="error"))
     view = _check(out, "command")
-    assert out.id == "m1" and out.tool_call_id == "call-1" and out.status == "error"
+    assert out.id == "m1"
+    assert out.tool_call_id == "call-1"
+    assert out.status == "error"
     for needle in case["needles"][:1]:
         assert needle in str(out.content)
     ref = view.references.get("first_error") or view.references["next"]
@@ -96,7 +100,8 @@ def test_sql_output_pages_through_the_fetch_tool(corpus: Path) -> None:
     assert view.total == total
     nxt = view.references["next"]
     page = Reference.parse(nxt)
-    assert page.page == 2 and page.page_size == view.shown
+    assert page.page == 2
+    assert page.page_size == view.shown
     fetched = _fetch(layer, nxt)
     first_row = view.shown + 1
     expected = text.split("\n")[first_row].split("|")  # line 0 is the header
@@ -106,26 +111,31 @@ def test_sql_output_pages_through_the_fetch_tool(corpus: Path) -> None:
 
 def test_list_of_dicts_content_is_rows(corpus: Path) -> None:
     del corpus
-    rows = [{"id": i, "status": "ok" if i % 10 else "failed", "payload": "x" * 40} for i in range(3_000)]
+    rows = [
+        {"id": i, "status": "ok" if i % 10 else "failed", "payload": "x" * 40} for i in range(3_000)
+    ]
     layer = _layer()
     out = layer.process_tool_message(_message(rows, name="query"))
     view = _check(out, "rows")
     assert view.total == 3_000
     assert view.summary["column_summaries"]["status"]["top"] == [["ok", 2_700], ["failed", 300]]
     fetched = _fetch(layer, view.references["next"])
-    assert '"ok"' in fetched and f"rows {view.shown + 1:,}-" in fetched
+    assert '"ok"' in fetched
+    assert f"rows {view.shown + 1:,}-" in fetched
 
 
 @pytest.mark.parametrize("name", ["sphinx-doc__sphinx-8474__step03.txt"])
 def test_search_output(corpus: Path, name: str) -> None:
     text = (corpus / "tool_outputs" / "searches" / name).read_text(encoding="utf-8")
-    layer = ResultLayer(context_window=100_000, max_result_tokens=600, store="memory",
-                        token_counter=COUNTER)
+    layer = ResultLayer(
+        context_window=100_000, max_result_tokens=600, store="memory", token_counter=COUNTER
+    )
     out = layer.process_tool_message(_message(text, name="search"))
     content = out.content
     assert isinstance(content, str)
     view = ResultView.from_artifact(out.artifact)
-    assert view is not None and view.kind == "search"
+    assert view is not None
+    assert view.kind == "search"
     assert COUNTER.count(content) <= 600
 
 

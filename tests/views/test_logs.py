@@ -34,7 +34,8 @@ VIEW = LogView()
 )
 def test_timestamp_formats(line: str, fmt: str) -> None:
     found = detect_format([line, line])
-    assert found is not None and found.name == fmt
+    assert found is not None
+    assert found.name == fmt
 
 
 def test_time_range_and_span() -> None:
@@ -65,7 +66,10 @@ def test_levels(line: str, level: str | None) -> None:
 
 
 def test_masking_and_message_offset() -> None:
-    assert mask_line("uid=0 rhost=10.0.0.1 took 35ms id 9f4ef63a") == "uid=<*> rhost=<*> took <*> id <*>"
+    assert (
+        mask_line("uid=0 rhost=10.0.0.1 took 35ms id 9f4ef63a")
+        == "uid=<*> rhost=<*> took <*> id <*>"
+    )
     line = "2015-07-29 17:41:44,747 - INFO  [main:Quorum@774] - Notification time out: 3200"
     assert line[message_offset(line) :] == "Notification time out: 3200"
     syslog = "Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass; user unknown"
@@ -80,13 +84,14 @@ def test_miner_groups_and_separates() -> None:
     assert len(groups) == 1
     assert result.assignments[20] != result.assignments[30]
     top = result.by_count()[0]
-    assert top.count == 20 and "<*>" in top.text
+    assert top.count == 20
+    assert "<*>" in top.text
 
 
 def _grouping_accuracy(pred: list[int], truth: list[str]) -> float:
     true_groups: dict[str, set[int]] = defaultdict(set)
     pred_groups: dict[int, set[int]] = defaultdict(set)
-    for i, (p, t) in enumerate(zip(pred, truth)):
+    for i, (p, t) in enumerate(zip(pred, truth, strict=False)):
         true_groups[t].add(i)
         pred_groups[p].add(i)
     ok = sum(len(g) for g in true_groups.values() if pred_groups[pred[next(iter(g))]] == g)
@@ -98,8 +103,11 @@ def test_grouping_accuracy_on_real_logs(corpus: Path) -> None:
     accuracies = []
     for name in ("Zookeeper", "Spark", "HealthApp", "BGL"):
         raw = (corpus / "loghub" / name / f"{name}_2k.log").read_text(encoding="utf-8").splitlines()
-        with open(corpus / "loghub2_2k" / name / f"{name}_2k.log_structured_corrected.csv",
-                  newline="", encoding="utf-8") as fh:
+        with open(
+            corpus / "loghub2_2k" / name / f"{name}_2k.log_structured_corrected.csv",
+            newline="",
+            encoding="utf-8",
+        ) as fh:
             truth = [row["EventId"] for row in csv.DictReader(fh)]
         pred = mine_templates(raw, strip_header=True).assignments
         accuracies.append(_grouping_accuracy(pred, truth))
@@ -115,7 +123,10 @@ def _log(n: int) -> str:
             level, msg = "ERROR", "database connection refused: db01:5432"
         if i == n - 10:
             level, msg = "ERROR", "job 99 failed: disk quota exceeded"
-        out.append(f"2024-03-01 10:{(i // 60) % 60:02d}:{i % 60:02d},{i % 1000:03d} {level} [pool-{i % 3}] app.Worker - {msg}")
+        out.append(
+            f"2024-03-01 10:{(i // 60) % 60:02d}:{i % 60:02d},{i % 1000:03d} {level} "
+            f"[pool-{i % 3}] app.Worker - {msg}"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -135,7 +146,8 @@ def test_log_view_facts_templates_and_error_windows() -> None:
     assert "database connection refused" in content
     assert "disk quota exceeded" in content
     templates = [i for i in out.view.items if i["type"] == "template"]
-    assert templates and templates[0]["count"] >= 5_000
+    assert templates
+    assert templates[0]["count"] >= 5_000
     assert "worker <*> finished job <*> in <*>" in content
     assert out.view.summary["first_error"] == 6_000 // 4 + 1
     assert "first_error" in out.view.references

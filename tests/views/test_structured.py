@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views import (
     BUILTIN_KINDS,
     Prepared,
@@ -21,7 +22,6 @@ from langchain_result_layer.views import (
     get_view,
     register_view,
 )
-from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views.base import _REGISTRY, _REGISTRY_LOCK, render_slice
 from langchain_result_layer.views.binary import BinaryView, detect_type, printable_strings
 from langchain_result_layer.views.files import FileView, outline
@@ -32,16 +32,19 @@ from tests.views.conftest import RID, assert_fence_unforgeable, assert_fits, mak
 # --------------------------------------------------------------------------- files
 
 PY = "import os\n\n" + "".join(
-    f"class C{i}:\n    def method(self):\n        return {i}\n\n\ndef f{i}():\n    # TODO: speed up\n    return {i}\n\n\n"
+    f"class C{i}:\n    def method(self):\n        return {i}\n\n\n"
+    f"def f{i}():\n    # TODO: speed up\n    return {i}\n\n\n"
     for i in range(400)
 )
 
 
 def test_python_outline_with_line_ranges() -> None:
     entries = outline(PY)
-    assert entries[0].name == "C0" and entries[0].kind == "class"
+    assert entries[0].name == "C0"
+    assert entries[0].kind == "class"
     assert (entries[1].name, entries[1].kind) == ("C0.method", "method")
-    assert entries[0].start_line == 3 and entries[0].end_line == 5
+    assert entries[0].start_line == 3
+    assert entries[0].end_line == 5
 
 
 def test_other_languages_and_markdown() -> None:
@@ -70,7 +73,9 @@ def test_file_view_outline_first_and_references() -> None:
 # --------------------------------------------------------------------------- json
 
 DOC = {
-    "items": [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "blob": "z" * 500} for i in range(300)],
+    "items": [
+        {"id": i, "name": f"item {i}", "tags": ["a", "b"], "blob": "z" * 500} for i in range(300)
+    ],
     "total": 300,
     "odd key": {"x y": [1, 2, 3]},
 }
@@ -99,29 +104,51 @@ def test_json_view_outline_items_and_path_fetch() -> None:
     assert "$.items: array of 300" in content
     assert "$.items[0] = " in content
     nxt = Reference.parse(out.view.references["next"])
-    assert nxt.path is not None and nxt.path.startswith("$.items[")
+    assert nxt.path is not None
+    assert nxt.path.startswith("$.items[")
     # A path fetch reads the whole record and resolves the path.
     raw = prepared.raw
     assert isinstance(raw, str)
     ref = Reference(record_id=RID, kind="json", path="$.items[42]")
     request = view.slice_for(ref, line_count=raw.count("\n") + 1)
     assert request.start_line == 1
-    fetched = render_slice(view, raw, reference=ref, slice_start_line=1, slice_offset=0,
-                           record_size=len(raw), record_lines=raw.count("\n") + 1, ctx=make_ctx("json"))
+    fetched = render_slice(
+        view,
+        raw,
+        reference=ref,
+        slice_start_line=1,
+        slice_offset=0,
+        record_size=len(raw),
+        record_lines=raw.count("\n") + 1,
+        ctx=make_ctx("json"),
+    )
     assert '"id": 42' in str(fetched.content)
-    missing = view.render_slice(raw, reference=Reference(record_id=RID, kind="json", path="$.nope"),
-                                slice_start_line=1, slice_offset=0, record_size=len(raw),
-                                record_lines=1, ctx=make_ctx("json"))
-    assert missing is not None and "has no key 'nope'" in str(missing.content)
+    missing = view.render_slice(
+        raw,
+        reference=Reference(record_id=RID, kind="json", path="$.nope"),
+        slice_start_line=1,
+        slice_offset=0,
+        record_size=len(raw),
+        record_lines=1,
+        ctx=make_ctx("json"),
+    )
+    assert missing is not None
+    assert "has no key 'nope'" in str(missing.content)
 
 
 def test_large_path_fetch_is_outlined_with_absolute_paths() -> None:
     view = JsonView()
     raw = json.dumps(DOC)
     ctx = make_ctx("json", tokens=400)
-    out = view.render_slice(raw, reference=Reference(record_id=RID, kind="json", path="$.items"),
-                            slice_start_line=1, slice_offset=0, record_size=len(raw), record_lines=1,
-                            ctx=ctx)
+    out = view.render_slice(
+        raw,
+        reference=Reference(record_id=RID, kind="json", path="$.items"),
+        slice_start_line=1,
+        slice_offset=0,
+        record_size=len(raw),
+        record_lines=1,
+        ctx=ctx,
+    )
     assert out is not None
     assert_fits(out.content, ctx)
     assert "$.items[0]" in str(out.content)
@@ -143,10 +170,14 @@ def test_parse_styles() -> None:
     parsed = parse_hits(heading)
     assert parsed.style == "heading"
     assert [(h.path, h.line) for h in parsed.hits] == [("src/a.py", 12), ("src/b.py", 3)]
-    agent = 'Found 3 matches for "x" in /repo:\n/repo/a.py (2 matches)\n/repo/b.py (1 matches)\nEnd of matches\n'
+    agent = (
+        'Found 3 matches for "x" in /repo:\n'
+        "/repo/a.py (2 matches)\n/repo/b.py (1 matches)\nEnd of matches\n"
+    )
     assert parse_hits(agent).headers
     paths = parse_hits("./a/b.py\n./a/c.py\n./d/e.py\n")
-    assert paths.style == "paths" and len(paths.hits) == 3
+    assert paths.style == "paths"
+    assert len(paths.hits) == 3
 
 
 def test_search_view_counts_files_and_spreads_hits() -> None:
@@ -167,7 +198,9 @@ def test_search_view_counts_files_and_spreads_hits() -> None:
 
 
 def test_real_search_output_keeps_the_file_the_agent_opened(corpus: Path) -> None:
-    text = (corpus / "tool_outputs" / "searches" / "sphinx-doc__sphinx-8474__step03.txt").read_text()
+    text = (
+        corpus / "tool_outputs" / "searches" / "sphinx-doc__sphinx-8474__step03.txt"
+    ).read_text()
     view = SearchView()
     ctx = make_ctx("search", tokens=2_000)
     out = view.render(view.prepare(text), ctx)
@@ -179,7 +212,12 @@ def test_real_search_output_keeps_the_file_the_agent_opened(corpus: Path) -> Non
 
 
 def test_binary_view() -> None:
-    data = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40 + b"tEXtComment made with care\x00" + bytes(1000)
+    data = (
+        b"\x89PNG\r\n\x1a\n"
+        + bytes(range(256)) * 40
+        + b"tEXtComment made with care\x00"
+        + bytes(1000)
+    )
     assert detect_type(data) == "PNG image"
     assert printable_strings(b"\x00\x01hello world\x00") == [(2, "hello world")]
     view = BinaryView()
@@ -200,7 +238,8 @@ def test_binary_view() -> None:
 def test_builtin_kinds_are_registered() -> None:
     for kind in BUILTIN_KINDS:
         view = get_view(kind)
-        assert view is not None and view.kind == kind
+        assert view is not None
+        assert view.kind == kind
 
 
 @pytest.mark.parametrize(
@@ -278,9 +317,20 @@ def test_sniffing_reads_only_a_prefix_of_huge_inputs() -> None:
     payload=st.one_of(
         st.text(max_size=3_000),
         st.binary(max_size=3_000),
-        st.lists(st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=20), max_size=4), max_size=40),
-        st.dictionaries(st.text(max_size=8), st.recursive(st.integers() | st.text(max_size=30),
-                        lambda c: st.lists(c, max_size=5) | st.dictionaries(st.text(max_size=5), c, max_size=5)), max_size=10),
+        st.lists(
+            st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=20), max_size=4),
+            max_size=40,
+        ),
+        st.dictionaries(
+            st.text(max_size=8),
+            st.recursive(
+                st.integers() | st.text(max_size=30),
+                lambda c: (
+                    st.lists(c, max_size=5) | st.dictionaries(st.text(max_size=5), c, max_size=5)
+                ),
+            ),
+            max_size=10,
+        ),
     ),
     tokens=st.integers(64, 600),
 )

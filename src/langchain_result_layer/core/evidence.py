@@ -1,4 +1,4 @@
-"""Error evidence: finding the lines that explain a failure, fast, in any amount of text.
+r"""Error evidence: finding the lines that explain a failure, fast, in any amount of text.
 
 A line is error evidence when it names an error, exception, traceback, failure, fatal
 condition, panic, errno, assertion, a non-zero exit status or similar. Scanning never lowers
@@ -10,7 +10,7 @@ Example:
     ```python
     from langchain_result_layer.core.evidence import find_error_lines, is_error_line
 
-    text = "ok\\nok\\nERROR: disk full\\nok\\n"
+    text = "ok\nok\nERROR: disk full\nok\n"
     assert [hit.line_text for hit in find_error_lines(text)] == ["ERROR: disk full"]
     assert is_error_line("Traceback (most recent call last):")
     ```
@@ -136,11 +136,11 @@ _MAX_LINE_FOR_CONFIRM = 2_000
 
 @dataclass(frozen=True, slots=True)
 class ErrorLine:
-    """One confirmed error line.
+    r"""One confirmed error line.
 
     Attributes:
         start: Offset of the line's first character.
-        end: Offset just past the line's `\\n` (or the end of the text).
+        end: Offset just past the line's `\n` (or the end of the text).
         line_no: 1-based line number.
         line_text: The line without its line ending (cut to 2,000 characters).
         strong: Whether it carries a strong failure marker (traceback, FATAL, `...Error:`).
@@ -148,7 +148,7 @@ class ErrorLine:
 
     Example:
         ```python
-        hit = find_error_lines("x\\nerror: bad\\n")[0]
+        hit = find_error_lines("x\nerror: bad\n")[0]
         assert hit.line_no == 2
         ```
     """
@@ -178,7 +178,8 @@ def pattern_key(line: str) -> str:
 
     Example:
         ```python
-        assert pattern_key("timeout after 30s on 0xdeadbeef") == pattern_key("timeout after 5s on 0xcafe0000")
+        a = pattern_key("timeout after 30s on 0xdeadbeef")
+        assert a == pattern_key("timeout after 5s on 0xcafe0000")
         ```
     """
     key = _KEY_HEX_RE.sub("#", line[:400])
@@ -212,7 +213,7 @@ def is_error_line(line: str) -> bool:
 
 
 def has_error_evidence(text: str, *, max_chars: int = 200_000) -> bool:
-    """Whether `text` (at most its last `max_chars` characters) holds error evidence.
+    r"""Whether `text` (at most its last `max_chars` characters) holds error evidence.
 
     Args:
         text: Text to check.
@@ -223,7 +224,7 @@ def has_error_evidence(text: str, *, max_chars: int = 200_000) -> bool:
 
     Example:
         ```python
-        assert has_error_evidence("step 1 ok\\nfatal: not a git repository\\n")
+        assert has_error_evidence("step 1 ok\nfatal: not a git repository\n")
         ```
     """
     start = max(0, len(text) - max_chars)
@@ -248,7 +249,7 @@ def find_error_lines(
     reverse: bool = False,
     max_candidates: int = 4_000,
 ) -> list[ErrorLine]:
-    """Find the first (or last) error lines in `text[start:end]`.
+    r"""Find the first (or last) error lines in `text[start:end]`.
 
     Args:
         text: The text.
@@ -265,7 +266,7 @@ def find_error_lines(
 
     Example:
         ```python
-        lines = find_error_lines("E1 error\\nok\\nE2 error\\n", limit=1, reverse=True)
+        lines = find_error_lines("E1 error\nok\nE2 error\n", limit=1, reverse=True)
         assert lines[0].line_text == "E2 error"
         ```
     """
@@ -289,7 +290,7 @@ def find_error_lines(
         live = [(pos, kw) for kw, pos in nxt.items() if pos >= 0]
         if not live:
             break
-        pos, kw = max(live) if reverse else min(live)
+        pos, _kw = max(live) if reverse else min(live)
         line_start, line_end = _line_bounds(text, pos, lo, hi)
         candidates += 1
         # Advance every keyword that points into this line past it.
@@ -423,7 +424,7 @@ _ITEM_RE = re.compile(
     | ^\s*(?:FAIL|FAILED|ERROR|ERRORED)\ [\w./\\:-]+
     | \S\s{2,}(?:FAIL|FAILED|ERROR|failed|error)\s*$
     | \.\.\.\ *(?:FAIL|FAILED|ERROR)\s*$
-    | ^\s*[✗✖×✘]\ 
+    | ^\s*[✗✖×✘]\
     | ^\s*\d+\)\ \w
     """,
     re.VERBOSE,
@@ -459,9 +460,11 @@ _CONTINUATION_RE = re.compile(
 # Every line that `line_salience` scores above 0 matches this (a cheap first test).
 _ANY_SIGNAL_RE = re.compile(
     r"rror|RROR|xception|XCEPTION|raceback|ail|AIL|atal|ATAL|anic|ANIC|rrno|xit|xited|ssert|SSERT"
-    r"|non-zero|egmentation|ERR!|Killed|bort|BORT|denied|not |NOT |cannot|Cannot|could not|Could not"
+    r"|non-zero|egmentation|ERR!|Killed|bort|BORT|denied|not |NOT |cannot|Cannot"
+    r"|could not|Could not"
     r"|undefined|Undefined|arn|ARN|eprecat|nvalid|issing|xpected|nable to|ncompatible|onflict"
-    r"|imed? ?out|imeout|BUILD|Build step|Finished:|##\[error|Tests? run|Tests? result|[1-9]\d* (?:failed|errors?)"
+    r"|imed? ?out|imeout|BUILD|Build step|Finished:|##\[error|Tests? run|Tests? result"
+    r"|[1-9]\d* (?:failed|errors?)"
     r"|^=+ |^\s*\d{1,5}[.)] |^\s*[✗✖×✘] |No space|ore dumped|Caused by|E\d{3}|^\s*E |rc\s*[:=]"
     r"|status|code|Recipe|ctual|eceived"
 )
@@ -492,9 +495,9 @@ def line_salience(line: str) -> float:
         return SALIENCE_EXIT
     if _SUMMARY_VERDICT_RE.search(probe):
         return SALIENCE_SUMMARY
-    if _ITEM_RE.search(probe) and not _BENIGN_ONLY(probe):
+    if _ITEM_RE.search(probe) and not _benign_only(probe):
         return SALIENCE_ITEM
-    if _STRONG_LINE_RE.search(probe) and not _BENIGN_ONLY(probe):
+    if _STRONG_LINE_RE.search(probe) and not _benign_only(probe):
         return SALIENCE_STRONG
     if is_error_line(probe):
         return SALIENCE_ERROR
@@ -523,7 +526,7 @@ def is_step_failure(line: str) -> bool:
     return (status is not None and status != 0) or bool(_STEP_END_RE.search(probe))
 
 
-def _BENIGN_ONLY(line: str) -> bool:  # noqa: N802 - reads as a predicate in `line_salience`
+def _benign_only(line: str) -> bool:
     """A strong word that only appears in a benign phrase (`0 errors`, `-Werror`)."""
     if not _BENIGN_RE.search(line):
         return False
@@ -563,7 +566,7 @@ def _exit_code_in(line: str) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class ExitStatus:
-    """An exit status stated in command output.
+    r"""An exit status stated in command output.
 
     Attributes:
         code: The status (0 is success).

@@ -42,6 +42,7 @@ from typing import Any
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
 from sqlalchemy import create_engine, event, text
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from langchain_result_layer.core.jsonable import to_jsonable
@@ -60,11 +61,49 @@ DEFAULT_MAX_ROWS = 10_000
 
 _ALLOWED_FIRST = {"SELECT", "WITH", "VALUES", "EXPLAIN", "SHOW", "TABLE"}
 _FORBIDDEN = {
-    "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "REPLACE", "CREATE", "DROP", "ALTER",
-    "TRUNCATE", "GRANT", "REVOKE", "ATTACH", "DETACH", "VACUUM", "REINDEX", "ANALYZE", "COPY",
-    "CALL", "DO", "EXECUTE", "EXEC", "LOCK", "COMMENT", "SET", "RESET", "PRAGMA", "INTO",
-    "REFRESH", "CLUSTER", "DISCARD", "LISTEN", "NOTIFY", "LOAD", "SECURITY", "PREPARE",
-    "DEALLOCATE", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "IMPORT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "MERGE",
+    "UPSERT",
+    "REPLACE",
+    "CREATE",
+    "DROP",
+    "ALTER",
+    "TRUNCATE",
+    "GRANT",
+    "REVOKE",
+    "ATTACH",
+    "DETACH",
+    "VACUUM",
+    "REINDEX",
+    "ANALYZE",
+    "COPY",
+    "CALL",
+    "DO",
+    "EXECUTE",
+    "EXEC",
+    "LOCK",
+    "COMMENT",
+    "SET",
+    "RESET",
+    "PRAGMA",
+    "INTO",
+    "REFRESH",
+    "CLUSTER",
+    "DISCARD",
+    "LISTEN",
+    "NOTIFY",
+    "LOAD",
+    "SECURITY",
+    "PREPARE",
+    "DEALLOCATE",
+    "BEGIN",
+    "COMMIT",
+    "ROLLBACK",
+    "SAVEPOINT",
+    "RELEASE",
+    "IMPORT",
 }
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 _STRIP_RE = re.compile(
@@ -270,11 +309,11 @@ class ReadOnlySQLDatabase:
             result = conn.execute(text(statement))
             if not result.returns_rows:
                 return SQLQueryResult([], [], False, (time.perf_counter() - start) * 1000)
-            columns = [str(c) for c in result.keys()]
+            columns = [str(c) for c in result.keys()]  # noqa: SIM118 - a Result, not a dict
             fetched = result.fetchmany(self.max_rows + 1)
             truncated = len(fetched) > self.max_rows
             rows = [
-                {col: to_jsonable(value) for col, value in zip(columns, row)}
+                {col: to_jsonable(value) for col, value in zip(columns, row, strict=False)}
                 for row in fetched[: self.max_rows]
             ]
         return SQLQueryResult(columns, rows, truncated, (time.perf_counter() - start) * 1000)
@@ -297,9 +336,7 @@ class ReadOnlySQLDatabase:
         Returns:
             Table names.
         """
-        from sqlalchemy import inspect  # noqa: PLC0415
-
-        return sorted(inspect(self.engine).get_table_names())
+        return sorted(sa_inspect(self.engine).get_table_names())
 
 
 def _sqlite_query_only(dbapi_connection: Any, _record: Any) -> None:
@@ -343,7 +380,9 @@ def create_sql_query_tool(
         tools = layer.wrap_tools([tool]) + [layer.fetch_tool]
         ```
     """
-    database = db if isinstance(db, ReadOnlySQLDatabase) else ReadOnlySQLDatabase(db, max_rows=max_rows)
+    database = (
+        db if isinstance(db, ReadOnlySQLDatabase) else ReadOnlySQLDatabase(db, max_rows=max_rows)
+    )
     if description is None:
         description = (
             f"Run one read-only SQL query ({database.dialect}) and get the rows as JSON. "
@@ -352,7 +391,7 @@ def create_sql_query_tool(
         if list_tables:
             try:
                 tables = database.table_names()
-            except Exception:  # noqa: BLE001 - the description is best effort
+            except Exception:
                 tables = []
             if tables:
                 description += " Tables: " + ", ".join(tables[:100]) + "."
@@ -360,14 +399,14 @@ def create_sql_query_tool(
     def run(query: str) -> tuple[str, dict[str, Any]]:
         try:
             result = database.run(query)
-        except Exception as exc:  # noqa: BLE001 - reported to the model as an error result
+        except Exception as exc:
             raise _tool_error(exc) from exc
         return result.content(), result.artifact(query)
 
     async def arun(query: str) -> tuple[str, dict[str, Any]]:
         try:
             result = await database.arun(query)
-        except Exception as exc:  # noqa: BLE001 - reported to the model as an error result
+        except Exception as exc:
             raise _tool_error(exc) from exc
         return result.content(), result.artifact(query)
 

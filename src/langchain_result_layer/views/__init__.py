@@ -1,4 +1,4 @@
-"""Kind-specific views and the registry that picks one for each result.
+r"""Kind-specific views and the registry that picks one for each result.
 
 Choosing a view:
 
@@ -17,7 +17,7 @@ Example:
 
     assert choose_view("hello").kind == "text"
     assert choose_view([{"id": 1}, {"id": 2}]).kind == "rows"
-    assert choose_view(b"\\x89PNG\\r\\n\\x1a\\n").kind == "binary"
+    assert choose_view(b"\x89PNG\r\n\x1a\n").kind == "binary"
     ```
 """
 
@@ -97,7 +97,7 @@ def _register_builtin_views() -> None:
 
 
 def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilder:
-    """Pick the view for a tool output.
+    r"""Pick the view for a tool output.
 
     Args:
         payload: The tool output (content string, block list, bytes or object).
@@ -111,7 +111,7 @@ def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilde
 
     Example:
         ```python
-        choose_view("a,b\\n1,2\\n", kind="text").kind  # 'text'
+        choose_view("a,b\n1,2\n", kind="text").kind  # 'text'
         ```
     """
     views = registered_views()
@@ -130,7 +130,7 @@ def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilde
     for view in ordered:
         try:
             score = float(view.sniff(payload))
-        except Exception:  # noqa: BLE001 - a broken user view must not break the pipeline
+        except Exception:
             logger.warning("view %r failed to sniff; skipped", view.kind, exc_info=True)
             continue
         if score > best_score:

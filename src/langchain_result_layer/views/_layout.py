@@ -231,10 +231,10 @@ def clip(text: str, limit: int) -> tuple[str, bool]:
 
 
 def display_line(line: str, limit: int | None = None) -> tuple[str, bool]:
-    """One raw line as the model sees it: cleaned, without its line ending, maybe clipped.
+    r"""One raw line as the model sees it: cleaned, without its line ending, maybe clipped.
 
     Args:
-        line: A raw line (may end with `\\r`).
+        line: A raw line (may end with `\r`).
         limit: Maximum characters (`None`: no limit).
 
     Returns:

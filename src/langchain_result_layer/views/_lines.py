@@ -8,6 +8,7 @@ so the model always knows where it is and what is missing.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -62,7 +63,7 @@ def select_lines(analysis: Analysis, ranked: Sequence[int], k: int) -> list[int]
     """
     chosen = set(ranked[:k])
     windows = windows_of(chosen)
-    for (_, prev_last), (next_first, _) in zip(windows, windows[1:]):
+    for (_, prev_last), (next_first, _) in itertools.pairwise(windows):
         if next_first - prev_last == 2:
             text = analysis.text(prev_last + 1)
             if text is not None and len(text) <= _GAP_FILL_MAX_CHARS:
@@ -163,8 +164,9 @@ def window_sections(items: Sequence[dict[str, object]], fence: Fence) -> list[Se
             cut = clipped.get(str(first + offset))
             if cut:
                 note = "+" + plural(cut, "char") + " clipped"
-                text = f"{text}{fence.marker(note)}"
-            out.append(str(text))
+                out.append(f"{text}{fence.marker(note)}")
+            else:
+                out.append(str(text))
         title = f"line {first}" if first == last else f"lines {first}-{last}"
         sections.append(Section(title=title, lines=out))
     return sections

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -101,10 +100,10 @@ _NOISE_RE = re.compile(
 
 @dataclass(slots=True)
 class Analysis:
-    """Line priorities of one text.
+    r"""Line priorities of one text.
 
     Attributes:
-        total_lines: Lines of the text (split on `\\n`).
+        total_lines: Lines of the text (split on `\n`).
         texts: Display text (cleaned, no line ending) of every line that has a priority.
         priority: Line number -> priority (only lines worth showing).
         own: Line number -> the line's own salience (anchors only).
@@ -197,8 +196,10 @@ class Analysis:
             taken += 1
             nxt = lines[-1]
             item = self.own.get(nxt) == SALIENCE_ITEM
-            factor = (_ITEM_REPEAT ** max(0, taken - 5)) if item else (
-                _OTHER_REPEAT ** max(0, taken - 2)
+            factor = (
+                (_ITEM_REPEAT ** max(0, taken - 5))
+                if item
+                else (_OTHER_REPEAT ** max(0, taken - 2))
             )
             heapq.heappush(heap, (-self.priority[nxt] * factor, -nxt, taken, key))
         self._ranked = order
@@ -223,7 +224,9 @@ class _Region:
     """Raw offset of each line's first character, plus the region's end offset."""
 
 
-def _split_region(raw: str, start: int, end: int, first_line: int, drop_last_empty: bool) -> _Region:
+def _split_region(
+    raw: str, start: int, end: int, first_line: int, drop_last_empty: bool
+) -> _Region:
     part = raw[start:end]
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in clean_for_display(part).split("\n")]
     raw_lines = part.split("\n")
@@ -263,7 +266,7 @@ def analyse(
     is_error: bool = False,
     level_salience: Callable[[str, float], float] | None = None,
 ) -> Analysis:
-    """Give every line worth showing a priority.
+    r"""Give every line worth showing a priority.
 
     Args:
         raw: The raw text.
@@ -277,7 +280,7 @@ def analyse(
 
     Example:
         ```python
-        a = analyse("step 1\\nok\\nerror: disk full\\n  at x\\ndone\\n")
+        a = analyse("step 1\nok\nerror: disk full\n  at x\ndone\n")
         assert a.ranked()[0] in (3, 5)
         ```
     """
@@ -351,9 +354,7 @@ def analyse(
             first_strong_done = True
         anchor[line_no] = score
     result.patterns = len(seen)
-    result.error_lines = sorted(
-        ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT
-    )
+    result.error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
 
     priority: dict[int, float] = {}
     roles: dict[int, str] = {}
@@ -364,8 +365,10 @@ def analyse(
             roles[line_no] = role
 
     for line_no, score in anchor.items():
-        role = "exit" if own[line_no] >= SALIENCE_EXIT else (
-            "error" if own[line_no] >= SALIENCE_ERROR else "detail"
+        role = (
+            "exit"
+            if own[line_no] >= SALIENCE_EXIT
+            else ("error" if own[line_no] >= SALIENCE_ERROR else "detail")
         )
         offer(line_no, score, role)
         if own[line_no] < SALIENCE_DETAIL:
@@ -376,17 +379,17 @@ def analyse(
         blank_run = 0
         for d in range(1, _AFTER_SPAN + 1):
             ln = line_no + d
-            text = text_at(ln)
-            if text is None:
+            nearby = text_at(ln)
+            if nearby is None:
                 break
-            if not text.strip():
+            if not nearby.strip():
                 blank_run += 1
                 if blank_run > 1:
                     break
                 value *= _PLAIN_DECAY
                 continue
             blank_run = 0
-            if is_continuation_line(text):
+            if is_continuation_line(nearby):
                 value *= _CONT_DECAY
                 plain_run = 0
             else:
@@ -396,43 +399,43 @@ def analyse(
                     break
             if ln in own and own[ln] >= SALIENCE_ERROR:
                 break  # the next anchor carries its own weight
-            texts.setdefault(ln, text)
+            texts.setdefault(ln, nearby)
             offer(ln, value, "context")
         # The header of an indented report (`standard: ...` above its indented errors).
         text0 = texts.get(line_no) or text_at(line_no) or ""
         if text0[:1] in (" ", "\t"):
             for ln in range(line_no - 1, max(0, line_no - _HEADER_SPAN), -1):
-                text = text_at(ln)
-                if text is None:
+                nearby = text_at(ln)
+                if nearby is None:
                     break
-                if not text.strip() or text[:1] in (" ", "\t"):
+                if not nearby.strip() or nearby[:1] in (" ", "\t"):
                     continue
-                texts.setdefault(ln, text)
+                texts.setdefault(ln, nearby)
                 offer(ln, score * _HEADER_SHARE, "context")
                 break
         # Context before.
         value = score
         for d in range(1, _BEFORE_SPAN + 1):
             ln = line_no - d
-            text = text_at(ln)
-            if text is None or not text.strip():
+            nearby = text_at(ln)
+            if nearby is None or not nearby.strip():
                 break
             value *= _BEFORE_DECAY
-            texts.setdefault(ln, text)
+            texts.setdefault(ln, nearby)
             offer(ln, value, "context")
 
     # The last output of a failed step, just before its verdict.
     for v in verdicts:
         rank = 0
         for line_no in range(v - 1, max(0, v - 60), -1):
-            text = text_at(line_no)
-            if text is None:
+            nearby = text_at(line_no)
+            if nearby is None:
                 break
-            if not text.strip() or _NOISE_RE.match(text):
+            if not nearby.strip() or _NOISE_RE.match(nearby):
                 continue
             if own.get(line_no, 0.0) >= SALIENCE_EXIT:
                 break
-            texts.setdefault(line_no, text)
+            texts.setdefault(line_no, nearby)
             offer(line_no, _PRE_VERDICT_FLOOR * (_PRE_VERDICT_DECAY**rank), "context")
             rank += 1
             if rank >= _PRE_VERDICT_LINES:
@@ -442,26 +445,26 @@ def analyse(
     floor = _TAIL_FLOOR * (1.3 if is_error else 1.0)
     rank = 0
     for line_no in range(total, max(0, total - 400), -1):
-        text = text_at(line_no)
-        if text is None:
+        nearby = text_at(line_no)
+        if nearby is None:
             break
-        if not text.strip() or _NOISE_RE.match(text):
+        if not nearby.strip() or _NOISE_RE.match(nearby):
             continue
         value = floor * (_TAIL_DECAY**rank)
         if value < 0.3:
             break
-        texts.setdefault(line_no, text)
+        texts.setdefault(line_no, nearby)
         offer(line_no, value, "tail")
         rank += 1
     # The head: what ran.
     rank = 0
     for line_no in range(1, min(total, 40) + 1):
-        text = text_at(line_no)
-        if text is None:
+        nearby = text_at(line_no)
+        if nearby is None:
             break
-        if not text.strip() or _NOISE_RE.match(text):
+        if not nearby.strip() or _NOISE_RE.match(nearby):
             continue
-        texts.setdefault(line_no, text)
+        texts.setdefault(line_no, nearby)
         offer(line_no, _HEAD_FLOOR * (0.7**rank), "head")
         rank += 1
         if rank >= 3:

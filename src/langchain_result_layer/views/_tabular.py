@@ -17,16 +17,16 @@ page of rows is a line range of the stored record.
 from __future__ import annotations
 
 import csv
-import datetime as dt
-import decimal
 import io
 import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from sqlalchemy.engine import Result
 
 from langchain_result_layer.core.jsonable import to_jsonable
 
@@ -74,10 +74,6 @@ class Table:
 
 
 def _is_sqlalchemy_result(obj: object) -> bool:
-    try:
-        from sqlalchemy.engine import Result  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - sqlalchemy is a dependency
-        return False
     return isinstance(obj, Result)
 
 
@@ -121,14 +117,10 @@ def looks_like_rows(payload: object) -> bool:
         return True
     if all(isinstance(r, Mapping) for r in probe):
         # A content-block list (every item has a string "type") is not rows.
-        if all(isinstance(r.get("type"), str) for r in probe):
-            return False
-        return True
+        return not all(isinstance(r.get("type"), str) for r in probe)
     if all(isinstance(r, (list, tuple)) for r in probe):
         widths = {len(r) for r in probe}
-        scalar = all(
-            not isinstance(v, (list, tuple, dict)) for r in probe[:20] for v in r
-        )
+        scalar = all(not isinstance(v, (list, tuple, dict)) for r in probe[:20] for v in r)
         return len(widths) == 1 and next(iter(widths)) >= 1 and scalar
     return False
 
@@ -145,9 +137,7 @@ def _records(rows: Iterable[Mapping[str, Any]], source: str) -> Table:
     return Table(columns=list(columns), rows=out, source=source)
 
 
-def _tuples(
-    rows: Iterable[Sequence[Any]], names: Sequence[str] | None, source: str
-) -> Table:
+def _tuples(rows: Iterable[Sequence[Any]], names: Sequence[str] | None, source: str) -> Table:
     out: list[dict[str, Any]] = []
     width = 0
     for row in rows:
@@ -162,7 +152,7 @@ def _tuples(
 
 
 def table_from_payload(payload: object) -> Table | None:
-    """Recognise rows in a tool output of any supported shape.
+    r"""Recognise rows in a tool output of any supported shape.
 
     Args:
         payload: The tool output.
@@ -172,7 +162,7 @@ def table_from_payload(payload: object) -> Table | None:
 
     Example:
         ```python
-        table = table_from_payload("id,status\\n1,ok\\n2,failed\\n3,ok\\n")
+        table = table_from_payload("id,status\n1,ok\n2,failed\n3,ok\n")
         assert table is not None and table.columns == ["id", "status"]
         ```
     """
@@ -180,13 +170,13 @@ def table_from_payload(payload: object) -> Table | None:
         return _table_from_text(payload)
     if isinstance(payload, (bytes, bytearray)):
         return None
-    if _is_sqlalchemy_result(payload):
-        names = [str(k) for k in payload.keys()]  # type: ignore[attr-defined]
-        return _tuples(payload.all(), names, "sqlalchemy")  # type: ignore[attr-defined]
+    if isinstance(payload, Result):
+        names = [str(k) for k in payload.keys()]  # noqa: SIM118 - a Result, not a dict
+        return _tuples(payload.all(), names, "sqlalchemy")
     if _is_dataframe(payload):
         try:
             records = payload.to_dict(orient="records")  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - not a data frame after all
+        except Exception:
             return None
         table = _records(records, "dataframe")
         table.columns = [str(c) for c in payload.columns]  # type: ignore[attr-defined]
@@ -227,8 +217,15 @@ def _json_array_of_objects(text: str) -> Table | None:
     return None
 
 
+def _reader(lines: Iterable[str], delimiter: str) -> Iterator[list[str]]:
+    """CSV quoting for commas; none for tabs, pipes and semicolons (as tools print them)."""
+    if delimiter == ",":
+        return csv.reader(lines, delimiter=",", quoting=csv.QUOTE_MINIMAL)
+    return csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_NONE)
+
+
 def sniff_delimiter(prefix: str) -> str | None:
-    """The field delimiter of delimited text, judged on a prefix.
+    r"""The field delimiter of delimited text, judged on a prefix.
 
     A delimiter qualifies when at least 3 complete lines all split into the same number
     (>= 2) of fields.
@@ -241,7 +238,7 @@ def sniff_delimiter(prefix: str) -> str | None:
 
     Example:
         ```python
-        assert sniff_delimiter("a|b\\n1|2\\n3|4\\n") == "|"
+        assert sniff_delimiter("a|b\n1|2\n3|4\n") == "|"
         ```
     """
     lines = prefix.split("\n")
@@ -252,9 +249,8 @@ def sniff_delimiter(prefix: str) -> str | None:
         return None
     best: tuple[int, str] | None = None
     for delim in _DELIMITERS:
-        quoting = csv.QUOTE_MINIMAL if delim == "," else csv.QUOTE_NONE
         try:
-            widths = [len(r) for r in csv.reader(lines, delimiter=delim, quoting=quoting)]
+            widths = [len(r) for r in _reader(lines, delim)]
         except csv.Error:
             continue
         if not widths or widths[0] < 2:
@@ -282,7 +278,7 @@ def _has_header(first: Sequence[str], second: Sequence[str] | None) -> bool:
 
 
 def parse_delimited(text: str, delimiter: str) -> Table:
-    """Parse delimited text into a table (header detected; extra fields join the last column).
+    r"""Parse delimited text into a table (header detected; extra fields join the last column).
 
     Args:
         text: The whole text.
@@ -293,12 +289,11 @@ def parse_delimited(text: str, delimiter: str) -> Table:
 
     Example:
         ```python
-        t = parse_delimited("id|name\\n1|a|b\\n", "|")
+        t = parse_delimited("id|name\n1|a|b\n", "|")
         assert t.rows == [{"id": "1", "name": "a|b"}]
         ```
     """
-    quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting)
+    reader = _reader(io.StringIO(text, newline=""), delimiter)
     records = [r for r in reader if r and any(v.strip() for v in r)]
     if not records:
         return Table(columns=[], rows=[], source="csv", delimiter=delimiter)
@@ -313,9 +308,10 @@ def parse_delimited(text: str, delimiter: str) -> Table:
     width = len(columns)
     rows: list[dict[str, Any]] = []
     for record in data:
-        if len(record) > width:
-            record = [*record[: width - 1], delimiter.join(record[width - 1 :])]
-        rows.append({columns[i]: v for i, v in enumerate(record)})
+        fields = record
+        if len(fields) > width:
+            fields = [*fields[: width - 1], delimiter.join(fields[width - 1 :])]
+        rows.append({columns[i]: v for i, v in enumerate(fields)})
     return Table(columns=columns, rows=rows, source="csv", delimiter=delimiter)
 
 
@@ -333,24 +329,24 @@ def _table_from_text(text: str) -> Table | None:
 
 
 def to_jsonl(rows: Sequence[Mapping[str, Any]]) -> str:
-    """One compact JSON object per line (values are already JSON-ready).
+    r"""One compact JSON object per line (values are already JSON-ready).
 
     Args:
         rows: The rows.
 
     Returns:
-        JSONL text (each line ends with `\\n`).
+        JSONL text (each line ends with `\n`).
 
     Example:
         ```python
-        assert to_jsonl([{"a": 1}, {"a": 2}]) == '{"a": 1}\\n{"a": 2}\\n'
+        assert to_jsonl([{"a": 1}, {"a": 2}]) == '{"a": 1}\n{"a": 2}\n'
         ```
     """
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
 def rows_from_jsonl(text: str) -> list[dict[str, Any]] | None:
-    """Parse stored JSONL rows (every non-empty line must be a JSON object).
+    r"""Parse stored JSONL rows (every non-empty line must be a JSON object).
 
     Args:
         text: JSONL text.
@@ -360,7 +356,7 @@ def rows_from_jsonl(text: str) -> list[dict[str, Any]] | None:
 
     Example:
         ```python
-        assert rows_from_jsonl('{"a": 1}\\n') == [{"a": 1}]
+        assert rows_from_jsonl('{"a": 1}\n') == [{"a": 1}]
         ```
     """
     rows: list[dict[str, Any]] = []
@@ -519,7 +515,7 @@ def column_stats(
                 originals = {(type(v), v): v for v in present}
         else:
             keys = [(_kind_of(v), json.dumps(v, sort_keys=True)) for v in present]
-            originals = dict(zip(keys, present))
+            originals = dict(zip(keys, present, strict=False))
         counts = Counter(keys)
         strings = [v for v in present if isinstance(v, str)]
         stats.max_length = max(map(len, strings), default=0)

@@ -60,7 +60,9 @@ _MASKS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b(?:[0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}\b"),
     # Hex ids: 0x..., or long runs of hex digits that hold a digit.
     re.compile(r"\b0[xX][0-9a-fA-F]+\b"),
-    re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{6,}(?![0-9A-Za-z])"),
+    re.compile(
+        r"(?<![0-9A-Za-z])(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{6,}(?![0-9A-Za-z])"
+    ),
     # Numbers, also signed, decimal, with units or glued after letters (blk_-123, t761).
     re.compile(r"(?<![0-9])[-+]?\d+(?:[.,:]\d+)*(?:[eE][-+]?\d+)?(?:[a-zA-Z%µ]{1,3}\b)?"),
 )
@@ -102,10 +104,14 @@ def mask_line(line: str) -> str:
         assert mask_line("uid=0 rhost=10.0.0.1 took 35ms") == "uid=<*> rhost=<*> took <*>"
         ```
     """
-    if not any(ch.isdigit() for ch in line) and "@" not in line and "://" not in line:
-        # Only dates and host names need no digit; they need a month or an `@`/`://`.
-        if not _MONTH_RE.search(line):
-            return line
+    # Only dates and addresses can be masked without a digit; they need a month, `@` or `://`.
+    if (
+        not any(ch.isdigit() for ch in line)
+        and "@" not in line
+        and "://" not in line
+        and not _MONTH_RE.search(line)
+    ):
+        return line
     return _WILD_RUN_RE.sub(WILDCARD, _MASK_RE.sub(WILDCARD, line))
 
 
@@ -258,11 +264,14 @@ class _Cluster:
 
 
 def _similarity(template: Sequence[str], tokens: Sequence[str]) -> tuple[float, int]:
-    """Share of positions where the line matches the template (as in drain3, a template
-    wildcard facing a constant is not a match; a masked variable facing a wildcard is)."""
+    """Share of positions where the line matches the template.
+
+    As in drain3, a template wildcard facing a constant is not a match; a masked variable
+    facing a wildcard is.
+    """
     same = 0
     wild = 0
-    for a, b in zip(template, tokens):
+    for a, b in zip(template, tokens, strict=False):
         if a == b:
             same += 1
         elif a == WILDCARD:
@@ -271,7 +280,7 @@ def _similarity(template: Sequence[str], tokens: Sequence[str]) -> tuple[float, 
 
 
 def _generalise(template: list[str], tokens: Sequence[str]) -> list[str]:
-    return [a if a == b else WILDCARD for a, b in zip(template, tokens)]
+    return [a if a == b else WILDCARD for a, b in zip(template, tokens, strict=False)]
 
 
 class TemplateMiner:
@@ -469,7 +478,7 @@ def _split_cluster(cluster: _Cluster) -> list[_Cluster]:
         if min(values.values()) < max(3, _SPLIT_MIN_SHARE * n):
             continue
         parts: dict[str, _Cluster] = {}
-        for member, line in zip(cluster.members, cluster.lines):
+        for member, line in zip(cluster.members, cluster.lines, strict=False):
             part = parts.get(line[pos])
             if part is None:
                 parts[line[pos]] = _Cluster(tokens=list(line), members=[member], lines=[line])
@@ -485,16 +494,19 @@ def _split_cluster(cluster: _Cluster) -> list[_Cluster]:
 
 
 def _compatible(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Same length; most positions equal constants; the rest a wildcard on one side, and at
-    most one hard difference when at least five constant positions agree."""
+    """Whether two templates of the same length describe the same lines.
+
+    Most positions must be equal constants; the rest a wildcard on one side, with at most one
+    hard difference when at least five constant positions agree.
+    """
     hard = 0
     constant = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x == y:
             if x != WILDCARD:
                 constant += 1
             continue
-        if x == WILDCARD or y == WILDCARD:
+        if WILDCARD in (x, y):
             continue
         hard += 1
         if hard > 1:

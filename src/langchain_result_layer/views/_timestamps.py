@@ -26,9 +26,13 @@ from dataclasses import dataclass
 __all__ = ["TimeRange", "TimestampFormat", "detect_format", "time_range"]
 
 _PREFIX = 80
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1
-)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +93,13 @@ def _month_name(match: re.Match[str]) -> dt.datetime | None:
     year = _int(match, "y", 1900)
     return _safe(
         lambda: dt.datetime(
-            year, month, _int(match, "d", 1), _int(match, "h"), _int(match, "mi"),
-            _int(match, "s"), _fraction(match),
+            year,
+            month,
+            _int(match, "d", 1),
+            _int(match, "h"),
+            _int(match, "mi"),
+            _int(match, "s"),
+            _fraction(match),
         )
     )
 
@@ -98,8 +107,13 @@ def _month_name(match: re.Match[str]) -> dt.datetime | None:
 def _no_year(match: re.Match[str]) -> dt.datetime | None:
     return _safe(
         lambda: dt.datetime(
-            1900, _int(match, "mo", 1), _int(match, "d", 1), _int(match, "h"), _int(match, "mi"),
-            _int(match, "s"), _fraction(match),
+            1900,
+            _int(match, "mo", 1),
+            _int(match, "d", 1),
+            _int(match, "h"),
+            _int(match, "mi"),
+            _int(match, "s"),
+            _fraction(match),
         )
     )
 
@@ -119,7 +133,9 @@ _FORMATS: tuple[TimestampFormat, ...] = (
     TimestampFormat(
         "iso",
         re.compile(
-            r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T -]" + _T + r"(?:Z|[+-]\d\d:?\d\d)?(?!\d)"
+            r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T -]"
+            + _T
+            + r"(?:Z|[+-]\d\d:?\d\d)?(?!\d)"
         ),
         _ymd,
     ),
@@ -133,7 +149,8 @@ _FORMATS: tuple[TimestampFormat, ...] = (
     TimestampFormat(
         "ctime",
         re.compile(
-            r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>[A-Z][a-z]{2}) +(?P<d>\d{1,2}) " + _T
+            r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>[A-Z][a-z]{2}) +(?P<d>\d{1,2}) "
+            + _T
             + r" (?P<y>\d{4})"
         ),
         _month_name,
@@ -169,7 +186,8 @@ _FORMATS: tuple[TimestampFormat, ...] = (
     TimestampFormat(
         "hdfs",
         re.compile(
-            r"^(?P<y>\d\d)(?P<mo>[01]\d)(?P<d>[0-3]\d) (?P<h>[0-2]\d)(?P<mi>[0-5]\d)(?P<s>[0-5]\d)\b"
+            r"^(?P<y>\d\d)(?P<mo>[01]\d)(?P<d>[0-3]\d) "
+            r"(?P<h>[0-2]\d)(?P<mi>[0-5]\d)(?P<s>[0-5]\d)\b"
         ),
         _ymd,
     ),
@@ -263,7 +281,8 @@ def time_range(
         assert r is not None and r.span_seconds == 30
         ```
     """
-    fmt = fmt or detect_format(lines[:200] + lines[-200:] if len(lines) > 400 else lines)
+    sample = [*lines[:200], *lines[-200:]] if len(lines) > 400 else list(lines)
+    fmt = fmt or detect_format(sample)
     if fmt is None:
         return None
     first: tuple[str, int] | None = None

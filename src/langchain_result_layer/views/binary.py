@@ -1,4 +1,4 @@
-"""The binary view: size, detected type, SHA-256 and a short preview of printable strings.
+r"""The binary view: size, detected type, SHA-256 and a short preview of printable strings.
 
 Bytes never go to the model as such. The view states what the bytes are (from their magic
 number), how many there are, their SHA-256 (to compare or cite them), and the first
@@ -9,7 +9,7 @@ Example:
     ```python
     from langchain_result_layer.views.binary import detect_type
 
-    assert detect_type(b"\\x89PNG\\r\\n\\x1a\\n....") == "PNG image"
+    assert detect_type(b"\x89PNG\r\n\x1a\n....") == "PNG image"
     ```
 """
 
@@ -118,7 +118,7 @@ def detect_type(data: bytes) -> str:
 
 
 def printable_strings(data: bytes, *, limit: int = _MAX_STRINGS) -> list[tuple[int, str]]:
-    """Runs of at least 6 printable ASCII characters, with their byte offsets.
+    r"""Runs of at least 6 printable ASCII characters, with their byte offsets.
 
     Args:
         data: The bytes (only the first megabyte is scanned).
@@ -129,7 +129,7 @@ def printable_strings(data: bytes, *, limit: int = _MAX_STRINGS) -> list[tuple[i
 
     Example:
         ```python
-        assert printable_strings(b"\\x00\\x01hello world\\x00") == [(2, "hello world")]
+        assert printable_strings(b"\x00\x01hello world\x00") == [(2, "hello world")]
         ```
     """
     out: list[tuple[int, str]] = []
@@ -141,13 +141,13 @@ def printable_strings(data: bytes, *, limit: int = _MAX_STRINGS) -> list[tuple[i
 
 
 class BinaryView(ResultViewBuilder):
-    """Size, type, SHA-256 and printable strings of binary results.
+    r"""Size, type, SHA-256 and printable strings of binary results.
 
     Example:
         ```python
         from langchain_result_layer.views import choose_view
 
-        assert choose_view(b"\\x7fELF" + bytes(5000)).kind == "binary"
+        assert choose_view(b"\x7fELF" + bytes(5000)).kind == "binary"
         ```
     """
 
@@ -177,7 +177,9 @@ class BinaryView(ResultViewBuilder):
         """Facts first, then as many printable strings as fit."""
         facts = dict(prepared.facts)
         strings: list[tuple[int, str]] = list(prepared.data or [])
-        lines = [f"{off:>8}: {clean_for_display(clip(text, _STRING_CHARS)[0])}" for off, text in strings]
+        lines = [
+            f"{off:>8}: {clean_for_display(clip(text, _STRING_CHARS)[0])}" for off, text in strings
+        ]
         fence = new_fence(lines)
         views: dict[int, ResultView] = {}
 
@@ -211,7 +213,7 @@ class BinaryView(ResultViewBuilder):
                 references["next"] = str(ctx.reference.with_chars(0, min(size, 4_096)))
         items = [
             {"type": "string", "offset": off, "text": line}
-            for (off, _), line in zip(strings, lines)
+            for (off, _), line in zip(strings, lines, strict=False)
         ]
         summary = dict(facts)
         summary["strings_shown"] = len(items)
@@ -234,7 +236,8 @@ class BinaryView(ResultViewBuilder):
 
     def _compose(self, view: ResultView, ctx: ViewContext) -> Layout:
         s = view.summary
-        facts = f"{s['type']}, {human_size(int(s['bytes']), 'byte')} ({int(s['bytes']):,} bytes), sha256 {s['sha256']}"
+        size = int(s["bytes"])
+        facts = f"{s['type']}, {human_size(size, 'byte')} ({size:,} bytes), sha256 {s['sha256']}"
         shown = plural(len(view.items), "printable string") if view.items else "facts only"
         header = header_text(ctx, self.kind, facts, shown)
         sections = []

@@ -1,4 +1,4 @@
-"""The command view: exit status first, then the lines that explain it.
+r"""The command view: exit status first, then the lines that explain it.
 
 Shell commands, builds and test runs put their verdict at the end and their cause anywhere.
 The view states the exit status (parsed from `exit code N`, `exited with N`, `Process
@@ -12,7 +12,7 @@ Example:
     from langchain_result_layer.views.command import CommandView
 
     view = CommandView()
-    assert view.sniff("compiling...\\nmake: *** [all] Error 2\\n") > 0.5
+    assert view.sniff("compiling...\nmake: *** [all] Error 2\n") > 0.5
     ```
 """
 
@@ -143,13 +143,13 @@ def render_line_evidence(
 
 
 class CommandView(ResultViewBuilder):
-    """Exit status first, tail-weighted, with windows around the errors.
+    r"""Exit status first, tail-weighted, with windows around the errors.
 
     Example:
         ```python
         from langchain_result_layer.views import choose_view
 
-        out = "$ pytest\\n" + "ok\\n" * 5000 + "FAILED test_x.py::test_y\\nexit code 1\\n"
+        out = "$ pytest\n" + "ok\n" * 5000 + "FAILED test_x.py::test_y\nexit code 1\n"
         assert choose_view(out).kind == "command"
         ```
     """
@@ -174,20 +174,26 @@ class CommandView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is (anything else as JSON); analyse it once."""
         prepared = _as_text(payload)
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         prepared.data = _LinesData(analysis=analyse(raw), exit=find_exit_status(raw))
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Exit status, then as many evidence lines as fit, then omissions and references."""
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         data = prepared.data
         if not isinstance(data, _LinesData):
-            data = _LinesData(analysis=analyse(raw, is_error=ctx.is_error), exit=find_exit_status(raw))
+            data = _LinesData(
+                analysis=analyse(raw, is_error=ctx.is_error), exit=find_exit_status(raw)
+            )
         analysis = data.analysis
         summary = _command_summary(analysis, data.exit, raw)
 
@@ -355,15 +361,13 @@ def finish_line_layout(
             f"{plural(lines, 'line')} of {view.original_lines:,} ({plural(chars, 'char')}): "
             f"{format_line_ranges(omitted, limit=3)}"
         )
-    clipped = sum(len(i.get("clipped") or {}) for i in view.items)  # type: ignore[arg-type]
+    clipped = sum(len(i.get("clipped") or {}) for i in view.items)
     if clipped:
         extra = f"the ends of {plural(clipped, 'long line')} (marked)"
         omitted_text = f"{omitted_text}; {extra}" if omitted_text else extra
     refs: list[tuple[str, Reference | str]] = []
     shown = [
-        (int(i["start_line"]), int(i["end_line"]))  # type: ignore[call-overload]
-        for i in view.items
-        if i.get("type") == "window"
+        (int(i["start_line"]), int(i["end_line"])) for i in view.items if i.get("type") == "window"
     ]
     summary = view.summary
     for key, line_key, label in (

@@ -1,4 +1,4 @@
-"""The file view: size, line count, outline, key lines and line-range references.
+r"""The file view: size, line count, outline, key lines and line-range references.
 
 For a large source file or document the model sees what is in it and where: definitions
 (Python through `ast`, with line ranges; other languages through declaration patterns),
@@ -10,7 +10,7 @@ Example:
     ```python
     from langchain_result_layer.views.files import outline
 
-    entries = outline("def f():\\n    return 1\\n\\nclass A:\\n    def g(self):\\n        pass\\n")
+    entries = outline("def f():\n    return 1\n\nclass A:\n    def g(self):\n        pass\n")
     assert [(e.name, e.start_line) for e in entries] == [("f", 1), ("A", 4), ("A.g", 5)]
     ```
 """
@@ -52,22 +52,40 @@ _PLURALS = {"class": "classes"}
 
 _CODE_DEF_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("function", re.compile(r"^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)")),
-    ("class", re.compile(
-        r"^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+|final\s+|sealed\s+|data\s+|public\s+"
-        r"|private\s+|protected\s+|static\s+|internal\s+)*(?:class|interface|enum|struct|trait"
-        r"|record|object|protocol|extension|module|namespace)\s+([A-Za-z_$][\w$]*)"
-    )),
-    ("function", re.compile(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+([A-Za-z_]\w*)")),
+    (
+        "class",
+        re.compile(
+            r"^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+|final\s+|sealed\s+|data\s+|public\s+"
+            r"|private\s+|protected\s+|static\s+|internal\s+)*(?:class|interface|enum|struct|trait"
+            r"|record|object|protocol|extension|module|namespace)\s+([A-Za-z_$][\w$]*)"
+        ),
+    ),
+    (
+        "function",
+        re.compile(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+([A-Za-z_]\w*)"),
+    ),
     ("function", re.compile(r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")),
     ("function", re.compile(r"^\s*def\s+([A-Za-z_]\w*[?!]?)")),
-    ("function", re.compile(
-        r"^\s*(?:(?:public|private|protected|internal|static|final|override|virtual|abstract"
-        r"|async|synchronized)\s+)+(?:[\w<>\[\],.?]+\s+){0,3}([A-Za-z_]\w*)\s*\("
-    )),
-    ("function", re.compile(
-        r"^(?:[A-Za-z_][\w:*&<>]*[ \t]+){1,4}\**([A-Za-z_]\w*)\s*\([^;)]*\)\s*(?:const\s*)?\{?\s*$"
-    )),
-    ("function", re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)")),
+    (
+        "function",
+        re.compile(
+            r"^\s*(?:(?:public|private|protected|internal|static|final|override|virtual|abstract"
+            r"|async|synchronized)\s+)+(?:[\w<>\[\],.?]+\s+){0,3}([A-Za-z_]\w*)\s*\("
+        ),
+    ),
+    (
+        "function",
+        re.compile(
+            r"^(?:[A-Za-z_][\w:*&<>]*[ \t]+){1,4}\**([A-Za-z_]\w*)\s*\([^;)]*\)"
+            r"\s*(?:const\s*)?\{?\s*$"
+        ),
+    ),
+    (
+        "function",
+        re.compile(
+            r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"
+        ),
+    ),
 )
 _MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _RST_UNDERLINE_RE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
@@ -189,7 +207,7 @@ def _looks_like_doc(text: str) -> bool:
 
 
 def outline(text: str, *, language: str | None = None) -> list[OutlineEntry]:
-    """Definitions (code) or headings (documents), in order.
+    r"""Definitions (code) or headings (documents), in order.
 
     Args:
         text: The file's text.
@@ -200,7 +218,7 @@ def outline(text: str, *, language: str | None = None) -> list[OutlineEntry]:
 
     Example:
         ```python
-        assert outline("# Title\\n\\n## Part\\n")[1].name == "Part"
+        assert outline("# Title\n\n## Part\n")[1].name == "Part"
         ```
     """
     if language == "python" or (language is None and _looks_like_python(text)):
@@ -214,8 +232,10 @@ def outline(text: str, *, language: str | None = None) -> list[OutlineEntry]:
 
 
 def _fill_ends(entries: list[OutlineEntry], total: int) -> list[OutlineEntry]:
-    """End lines for entries that lack them: up to the next entry at the same or a
-    shallower depth."""
+    """End lines for entries that lack them.
+
+    An entry ends just before the next entry at the same or a shallower depth.
+    """
     out: list[OutlineEntry] = []
     for i, e in enumerate(entries):
         if e.end_line is not None:
@@ -247,12 +267,12 @@ def _language(text: str, entries: list[OutlineEntry]) -> str:
 
 
 class FileView(ResultViewBuilder):
-    """Outline, first lines and key lines of a large file, with line-range references.
+    r"""Outline, first lines and key lines of a large file, with line-range references.
 
     Example:
         ```python
         view = FileView()
-        src = "import os\\n\\n" + "".join(f"def f{i}():\\n    return {i}\\n\\n" for i in range(3000))
+        src = "import os\n\n" + "".join(f"def f{i}():\n    return {i}\n\n" for i in range(3000))
         assert view.sniff(src) > 0.5
         ```
     """
@@ -280,8 +300,10 @@ class FileView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is; build the outline once."""
         prepared = _TEXT_FALLBACK.prepare(payload)
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         lines = raw.split("\n")
         if lines and lines[-1] == "" and raw.endswith("\n"):
@@ -289,14 +311,19 @@ class FileView(ResultViewBuilder):
         entries = outline(raw)
         key_lines = [i for i, ln in enumerate(lines, start=1) if _KEY_LINE_RE.search(ln[:400])]
         prepared.data = _FileData(
-            lines=lines, entries=entries, key_lines=key_lines[:200], language=_language(raw, entries)
+            lines=lines,
+            entries=entries,
+            key_lines=key_lines[:200],
+            language=_language(raw, entries),
         )
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Outline first (as many entries as fit), then the head and key lines."""
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         data = prepared.data
         if not isinstance(data, _FileData):
@@ -304,9 +331,12 @@ class FileView(ResultViewBuilder):
             data = prepared.data
         assert isinstance(data, _FileData)
         entry_lines = [_entry_text(e) for e in data.entries]
-        head_lines = [clip(clean_for_display(ln), _LINE_CHARS)[0] for ln in data.lines[:_HEAD_LINES]]
+        head_lines = [
+            clip(clean_for_display(ln), _LINE_CHARS)[0] for ln in data.lines[:_HEAD_LINES]
+        ]
         key_texts = [
-            clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[0] for i in data.key_lines
+            clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[0]
+            for i in data.key_lines
         ]
         fence = new_fence(entry_lines, head_lines, key_texts)
         n_entries = len(entry_lines)
@@ -320,23 +350,34 @@ class FileView(ResultViewBuilder):
             e = min(level, n_entries)
             h = min(max(0, level - n_entries), n_head)
             k = min(max(0, level - n_entries - n_head), n_keys)
-            view = self._view(ctx, data, raw, e, h, k)
+            view = self._view(ctx, data, raw, n_entries=e, n_head=h, n_keys=k)
             views[level] = view
             return self._compose(view, ctx, fence).render(fence)
 
         chosen = largest_fitting(
-            build, lo=0, hi=total_levels, budget=ctx.budget, counter=ctx.counter,
+            build,
+            lo=0,
+            hi=total_levels,
+            budget=ctx.budget,
+            counter=ctx.counter,
             guess=min(total_levels, n_entries),
         )
         if chosen is None:
             text = minimal_text(ctx, f"{plural(len(data.lines), 'line')}")
-            view = self._view(ctx, data, raw, 0, 0, 0)
+            view = self._view(ctx, data, raw, n_entries=0, n_head=0, n_keys=0)
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         level, text = chosen
         return Rendered(content=text, view=stamp_view(views[level], text, ctx))
 
     def _view(
-        self, ctx: ViewContext, data: _FileData, raw: str, n_entries: int, n_head: int, n_keys: int
+        self,
+        ctx: ViewContext,
+        data: _FileData,
+        raw: str,
+        *,
+        n_entries: int,
+        n_head: int,
+        n_keys: int,
     ) -> ResultView:
         total = len(data.lines)
         items: list[dict[str, Any]] = []
@@ -360,7 +401,9 @@ class FileView(ResultViewBuilder):
                     "role": "head",
                     "start_line": 1,
                     "end_line": n_head,
-                    "lines": [clip(clean_for_display(x), _LINE_CHARS)[0] for x in data.lines[:n_head]],
+                    "lines": [
+                        clip(clean_for_display(x), _LINE_CHARS)[0] for x in data.lines[:n_head]
+                    ],
                 }
             )
         for i in data.key_lines[:n_keys]:
@@ -402,7 +445,8 @@ class FileView(ResultViewBuilder):
             "outline_kinds": kinds,
             "outline_shown": n_entries,
             "key_lines": len(data.key_lines),
-            "headline": f"file: {plural(total, 'line')}, {plural(len(data.entries), 'outline entry', 'outline entries')}",
+            "headline": f"file: {plural(total, 'line')}, "
+            f"{plural(len(data.entries), 'outline entry', 'outline entries')}",
         }
         shown = n_head + n_keys
         return ResultView(
@@ -448,7 +492,9 @@ class FileView(ResultViewBuilder):
                     lines=[
                         _entry_text(
                             OutlineEntry(
-                                str(i["kind"]), str(i["name"]), int(i["start_line"]),
+                                str(i["kind"]),
+                                str(i["name"]),
+                                int(i["start_line"]),
                                 None if i["end_line"] is None else int(i["end_line"]),
                                 int(i["depth"]),
                             )
@@ -489,6 +535,8 @@ class FileView(ResultViewBuilder):
 
 def _entry_text(e: OutlineEntry) -> str:
     indent = "  " * min(e.depth, 6)
-    span = f"{e.start_line}" if e.end_line in (None, e.start_line) else f"{e.start_line}-{e.end_line}"
+    span = (
+        f"{e.start_line}" if e.end_line in (None, e.start_line) else f"{e.start_line}-{e.end_line}"
+    )
     name, _ = clip(clean_for_display(e.name), 120)
     return f"{indent}{e.kind} {name}  [{span}]"

@@ -66,7 +66,9 @@ _PREVIEW_CHARS = 60
 _SNIFF_CHARS = 4_000
 _TEXT_FALLBACK = TextView()
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_PATH_TOKEN_RE = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
+_PATH_TOKEN_RE = re.compile(
+    r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]"
+)
 
 
 def format_path(parts: list[str | int]) -> str:
@@ -323,7 +325,11 @@ class JsonView(ResultViewBuilder):
         data = prepared.data
         if not isinstance(data, _JsonData):
             return _TEXT_FALLBACK.render(prepared, ctx)
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode("utf-8", "replace")
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
+        )
         entry_lines = [_entry_line(e) for e in data.entries]
         item_lines = [f"{i['path']} = {i['json']}" for i in data.items]
         fence = new_fence(entry_lines, item_lines)
@@ -347,7 +353,9 @@ class JsonView(ResultViewBuilder):
         level, text = chosen
         return Rendered(content=text, view=stamp_view(views[level], text, ctx))
 
-    def _view(self, ctx: ViewContext, data: _JsonData, raw: str, n_entries: int, n_items: int) -> ResultView:
+    def _view(
+        self, ctx: ViewContext, data: _JsonData, raw: str, n_entries: int, n_items: int
+    ) -> ResultView:
         entries = data.entries[:n_entries]
         items = data.items[:n_items]
         base = ctx.reference
@@ -432,7 +440,9 @@ class JsonView(ResultViewBuilder):
         if hidden > 0:
             omitted.append(f"{plural(hidden, 'outline path')}")
         if s.get("outline_capped"):
-            omitted.append(f"paths beyond the first {_MAX_ENTRIES:,} or deeper than {_MAX_DEPTH} levels")
+            omitted.append(
+                f"paths beyond the first {_MAX_ENTRIES:,} or deeper than {_MAX_DEPTH} levels"
+            )
         omitted.append("values not listed above")
         refs: list[tuple[str, Reference | str]] = []
         if "next" in view.references:
@@ -462,8 +472,11 @@ class JsonView(ResultViewBuilder):
         record_lines: int,
         ctx: ViewContext,
     ) -> Rendered | None:
-        """Resolve `?path=` on the whole record and show that value (as a JSON view when it
-        is too large); other ranges use the plain text slice (`None`)."""
+        """Resolve `?path=` on the whole record and show that value.
+
+        A value too large for the budget is shown as a JSON view of its own; other ranges use
+        the plain text slice (`None`).
+        """
         if reference.path is None or not isinstance(data, str):
             return None
         del slice_start_line, slice_offset, record_lines
@@ -477,15 +490,20 @@ class JsonView(ResultViewBuilder):
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         body = json.dumps(value, ensure_ascii=False, indent=1)
         fence = new_fence(body)
+        where = reference.path if _safe_path(reference.path) else "the requested path"
         header = (
-            f"[JSON value at {reference.path if _safe_path(reference.path) else 'the requested path'}"
-            f" ({_type_name(value)}, {plural(len(body), 'char')}) of a {plural(record_size, 'char')} result.]"
+            f"[JSON value at {where} ({_type_name(value)}, {plural(len(body), 'char')}) "
+            f"of a {plural(record_size, 'char')} result.]"
         )
         text = f"{header}\n{fence.wrap(clean_for_display(body))}"
         if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
             view = ResultView(
                 kind=self.kind,
-                summary={"path": reference.path, "value_type": _type_name(value), "chars": len(body)},
+                summary={
+                    "path": reference.path,
+                    "value_type": _type_name(value),
+                    "chars": len(body),
+                },
                 items=[{"type": "json_value", "path": reference.path}],
                 total=1,
                 unit="values",

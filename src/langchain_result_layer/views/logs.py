@@ -1,4 +1,4 @@
-"""The log view: what a log holds, in numbers, and the lines around its errors.
+r"""The log view: what a log holds, in numbers, and the lines around its errors.
 
 The model sees the line count, the time range (common timestamp formats), how many lines
 each level has, the most frequent message templates with their counts (repeated lines
@@ -12,7 +12,7 @@ Example:
     ```python
     from langchain_result_layer.views.logs import LogView
 
-    log = "\\n".join(f"2024-01-02 10:00:{i % 60:02d} INFO worker {i} done" for i in range(500))
+    log = "\n".join(f"2024-01-02 10:00:{i % 60:02d} INFO worker {i} done" for i in range(500))
     assert LogView().sniff(log) > 0.5
     ```
 """
@@ -35,7 +35,6 @@ from langchain_result_layer.core.evidence import (
 from langchain_result_layer.core.render import Fence, plural
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views._layout import (
-    OBSERVATIONS_TITLE,
     SUMMARY_TITLE,
     Layout,
     Section,
@@ -44,7 +43,11 @@ from langchain_result_layer.views._layout import (
     minimal_text,
     stamp_view,
 )
-from langchain_result_layer.views._lines import error_reference, omitted_line_ranges, window_sections
+from langchain_result_layer.views._lines import (
+    error_reference,
+    omitted_line_ranges,
+    window_sections,
+)
 from langchain_result_layer.views._salience import Analysis, analyse
 from langchain_result_layer.views._templates import TemplateResult, mine_templates
 from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range
@@ -83,8 +86,19 @@ _LEVEL_NAMES = {
 }
 _ERROR_LEVELS = {"ERROR", "SEVERE", "CRIT", "FATAL", "ALERT", "EMERG", "PANIC"}
 _LEVEL_ORDER = (
-    "FATAL", "PANIC", "EMERG", "ALERT", "CRIT", "SEVERE", "ERROR", "WARN", "NOTICE", "INFO",
-    "DEBUG", "TRACE", "VERBOSE",
+    "FATAL",
+    "PANIC",
+    "EMERG",
+    "ALERT",
+    "CRIT",
+    "SEVERE",
+    "ERROR",
+    "WARN",
+    "NOTICE",
+    "INFO",
+    "DEBUG",
+    "TRACE",
+    "VERBOSE",
 )
 
 
@@ -162,9 +176,7 @@ def _analyse_log(raw: str, *, is_error: bool) -> _LogData:
     else:
         picked = list(range(total))
         sampled = False
-    templates = (
-        mine_templates((lines[i] for i in picked), strip_header=True) if picked else None
-    )
+    templates = mine_templates((lines[i] for i in picked), strip_header=True) if picked else None
     return _LogData(
         analysis=analysis,
         time=time,
@@ -178,7 +190,7 @@ def _analyse_log(raw: str, *, is_error: bool) -> _LogData:
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return ""
-    s = int(round(seconds))
+    s = round(seconds)
     if s < 60:
         return f"{s}s"
     if s < 3600:
@@ -189,13 +201,13 @@ def _duration(seconds: float | None) -> str:
 
 
 class LogView(ResultViewBuilder):
-    """Counts, time range, levels, templates and error windows of a log.
+    r"""Counts, time range, levels, templates and error windows of a log.
 
     Example:
         ```python
         from langchain_result_layer.views import choose_view
 
-        log = "\\n".join(f"Jun 14 15:16:{i % 60:02d} host sshd[{i}]: session opened" for i in range(400))
+        log = "\n".join(f"Jun 14 15:16:{i % 60:02d} h sshd[{i}]: up" for i in range(400))
         assert choose_view(log).kind == "log"
         ```
     """
@@ -220,16 +232,20 @@ class LogView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is (anything else as JSON); analyse it once."""
         prepared = _TEXT_FALLBACK.prepare(payload)
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         prepared.data = _analyse_log(raw, is_error=False)
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Facts, top templates and as many evidence lines as fit."""
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode(
-            "utf-8", "replace"
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
         )
         data = prepared.data
         if not isinstance(data, _LogData):
@@ -245,7 +261,7 @@ class LogView(ResultViewBuilder):
             def build_view(
                 items: list[dict[str, object]], shown: list[dict[str, Any]] = shown_templates
             ) -> ResultView:
-                return self._view(ctx, analysis, summary, shown, items, raw)
+                return self._view(ctx, analysis, summary, templates=shown, windows=items, raw=raw)
 
             attempt = render_line_evidence(
                 analysis=analysis,
@@ -259,13 +275,13 @@ class LogView(ResultViewBuilder):
                 continue
             fitted = attempt
             windows = [i for i in attempt[1].items if i.get("type") == "window"]
-            shown_lines = sum(len(list(w["lines"])) for w in windows)  # type: ignore[call-overload]
+            shown_lines = sum(len(list(w["lines"])) for w in windows)
             if shown_lines >= min(_MIN_EVIDENCE_LINES, len(analysis.priority)):
                 break
         if fitted is None:
             facts = plural(analysis.total_lines, "line")
             text = minimal_text(ctx, facts)
-            view = self._view(ctx, analysis, summary, [], [], raw)
+            view = self._view(ctx, analysis, summary, templates=[], windows=[], raw=raw)
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         text, view = fitted
         return Rendered(content=text, view=stamp_view(view, text, ctx))
@@ -277,6 +293,7 @@ class LogView(ResultViewBuilder):
         ctx: ViewContext,
         analysis: Analysis,
         summary: dict[str, Any],
+        *,
         templates: list[dict[str, Any]],
         windows: list[dict[str, object]],
         raw: str,
@@ -306,7 +323,7 @@ class LogView(ResultViewBuilder):
                 f"One template covers {share:.0%} of the lines; the other "
                 f"{int(summary['template_count']) - 1:,} templates may hold what is unusual."
             )
-        shown = sum(len(list(w["lines"])) for w in windows)  # type: ignore[call-overload]
+        shown = sum(int(w["end_line"]) - int(w["start_line"]) + 1 for w in windows)  # type: ignore[call-overload]
         return ResultView(
             kind=self.kind,
             summary=dict(summary),
@@ -330,9 +347,7 @@ class LogView(ResultViewBuilder):
         time = s.get("time")
         if isinstance(time, Mapping):
             span = _duration(time.get("span_seconds"))
-            facts.append(
-                f"time {time['first']} to {time['last']}" + (f" ({span})" if span else "")
-            )
+            facts.append(f"time {time['first']} to {time['last']}" + (f" ({span})" if span else ""))
         levels = s.get("levels") or {}
         if levels:
             facts.append(
@@ -355,7 +370,9 @@ class LogView(ResultViewBuilder):
         if templates:
             shown_parts.append(plural(len(templates), "template"))
         shown_parts.append(
-            f"{plural(len(windows), 'window')} of {plural(view.shown, 'line')}" if windows else "no lines"
+            f"{plural(len(windows), 'window')} of {plural(view.shown, 'line')}"
+            if windows
+            else "no lines"
         )
         header = header_text(ctx, self.kind, "; ".join(facts), ", ".join(shown_parts))
         sections: list[Section] = []

@@ -1,4 +1,4 @@
-"""The rows view: database rows, records, CSV and JSON arrays of objects.
+r"""The rows view: database rows, records, CSV and JSON arrays of objects.
 
 The model sees the total count, small column summaries (nulls, distinct values, the top
 values of low-cardinality columns such as a status column, min/max of numbers and dates), the
@@ -22,7 +22,7 @@ Example:
 
     view = RowsView()
     prepared = view.prepare([{"id": i, "status": "ok" if i % 9 else "failed"} for i in range(1000)])
-    assert prepared.raw.count("\\n") == 1000
+    assert prepared.raw.count("\n") == 1000
     ```
 """
 
@@ -285,8 +285,10 @@ class RowsView(ResultViewBuilder):
         base_ref = ctx.reference
 
         def build_view(n_summary: int, n_rows: int, limit: int) -> ResultView:
-            shown = candidates if limit == options.max_value_chars else _candidate_rows(
-                table.rows[:n_rows], columns, n_rows, limit
+            shown = (
+                candidates
+                if limit == options.max_value_chars
+                else _candidate_rows(table.rows[:n_rows], columns, n_rows, limit)
             )
             shown = shown[:n_rows]
             return self._view(
@@ -317,8 +319,12 @@ class RowsView(ResultViewBuilder):
         limit = options.max_value_chars
         guess = len(stats) + _guess_rows(candidates, ctx, len(stats))
         chosen = largest_fitting(
-            lambda lv: text_at(lv, limit), lo=0, hi=levels, budget=ctx.budget,
-            counter=ctx.counter, guess=guess,
+            lambda lv: text_at(lv, limit),
+            lo=0,
+            hi=levels,
+            budget=ctx.budget,
+            counter=ctx.counter,
+            guess=guess,
         )
         few = min(max_rows, 10)
         if (
@@ -331,16 +337,23 @@ class RowsView(ResultViewBuilder):
             limit = 60
             view_at.clear()
             chosen = largest_fitting(
-                lambda lv: text_at(lv, limit), lo=0, hi=levels, budget=ctx.budget,
+                lambda lv: text_at(lv, limit),
+                lo=0,
+                hi=levels,
+                budget=ctx.budget,
                 counter=ctx.counter,
             )
         if chosen is None:
-            text = minimal_text(ctx, f"{plural(total, 'row')}, {plural(len(table.columns), 'column')}")
+            text = minimal_text(
+                ctx, f"{plural(total, 'row')}, {plural(len(table.columns), 'column')}"
+            )
             view = build_view(0, 0, limit)
             view.items = []
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         level, text = chosen
-        view = view_at.get(level) or build_view(min(level, len(stats)), max(0, level - len(stats)), limit)
+        view = view_at.get(level) or build_view(
+            min(level, len(stats)), max(0, level - len(stats)), limit
+        )
         return Rendered(content=text, view=stamp_view(view, text, ctx))
 
     # ------------------------------------------------------------------ view record
@@ -379,7 +392,12 @@ class RowsView(ResultViewBuilder):
             "headline": f"rows: {plural(total, 'row')} × {plural(len(table.columns), 'column')}",
         }
         items = [
-            {"type": "row", "row": first_row + i, "values": dict(zip(columns, values)), "clipped": c}
+            {
+                "type": "row",
+                "row": first_row + i,
+                "values": dict(zip(columns, values, strict=False)),
+                "clipped": c,
+            }
             for i, (_, values, c) in enumerate(rows)
         ]
         references: dict[str, str] = {}
@@ -431,7 +449,9 @@ class RowsView(ResultViewBuilder):
         for name in columns:
             if name in stats:
                 summary_lines.append(_stats_line(_stats_from_dict(name, stats[name])))
-        sections.append(Section(title=SUMMARY_TITLE + ": fields, then one line per field", lines=summary_lines))
+        sections.append(
+            Section(title=SUMMARY_TITLE + ": fields, then one line per field", lines=summary_lines)
+        )
         if view.items:
             first, last = rows_shown
             title = (
@@ -449,7 +469,9 @@ class RowsView(ResultViewBuilder):
             facts += f", {human_size(view.original_bytes, 'byte')} as JSONL"
         shown_parts = []
         if len(summary_lines) > 1:
-            shown_parts.append(f"{plural(len(summary_lines) - 1, 'field summary', 'field summaries')}")
+            shown_parts.append(
+                f"{plural(len(summary_lines) - 1, 'field summary', 'field summaries')}"
+            )
         if view.items:
             shown_parts.append(_rows_phrase(rows_shown[0], rows_shown[1]))
         else:
@@ -461,7 +483,9 @@ class RowsView(ResultViewBuilder):
             if first > 1:
                 omitted_parts.append(f"{_rows_phrase(1, first - 1)}")
             if last < total:
-                omitted_parts.append(f"{_rows_phrase(last + 1, total)} ({plural(total - last, 'row')})")
+                omitted_parts.append(
+                    f"{_rows_phrase(last + 1, total)} ({plural(total - last, 'row')})"
+                )
         elif total:
             omitted_parts.append(f"all {plural(total, 'row')}")
         clipped = int(s.get("rows_with_clipped_values", 0))
@@ -537,7 +561,11 @@ class RowsView(ResultViewBuilder):
             return self._compose(view, ctx).render(fence)
 
         chosen = largest_fitting(
-            text_at, lo=0, hi=len(candidates), budget=ctx.budget, counter=ctx.counter,
+            text_at,
+            lo=0,
+            hi=len(candidates),
+            budget=ctx.budget,
+            counter=ctx.counter,
             guess=_guess_rows(candidates, ctx, 0),
         )
         if chosen is None:

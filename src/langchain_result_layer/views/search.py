@@ -1,4 +1,4 @@
-"""The search view: how many hits, where, the top hits, and a reference to the rest.
+r"""The search view: how many hits, where, the top hits, and a reference to the rest.
 
 Recognised output:
 
@@ -17,7 +17,7 @@ Example:
     ```python
     from langchain_result_layer.views.search import parse_hits
 
-    hits = parse_hits("src/a.py:3:import os\\nsrc/b.py:10:5:x = 1\\n")
+    hits = parse_hits("src/a.py:3:import os\nsrc/b.py:10:5:x = 1\n")
     assert [(h.path, h.line) for h in hits.hits] == [("src/a.py", 3), ("src/b.py", 10)]
     ```
 """
@@ -68,7 +68,9 @@ _PATH_ONLY_RE = re.compile(r"^(?:\./|/|[A-Za-z]:\\|[\w.@-]+/)[^\s:]*[^\s:/]$|^[\
 _COUNT_HEADER_RE = re.compile(
     r"^(?:Found|Showing|No) .{0,200}?\b(?:match(?:es)?|results?|files?|hits?)\b.*$", re.IGNORECASE
 )
-_FILE_HEADER_RE = re.compile(r"^\[?File:?\]?\s*(?P<path>\S.*?)(?:\s+\((?P<count>\d+) match(?:es)?\))?$")
+_FILE_HEADER_RE = re.compile(
+    r"^\[?File:?\]?\s*(?P<path>\S.*?)(?:\s+\((?P<count>\d+) match(?:es)?\))?$"
+)
 _AGENT_FILE_COUNT_RE = re.compile(r"^(?P<path>\S.*?) \((?P<count>\d+) match(?:es)?\)$")
 
 
@@ -118,7 +120,7 @@ def _split(text: str) -> list[str]:
 
 
 def parse_hits(text: str) -> SearchHits:
-    """Recognise the hits in a search tool's output.
+    r"""Recognise the hits in a search tool's output.
 
     Args:
         text: The output.
@@ -128,7 +130,7 @@ def parse_hits(text: str) -> SearchHits:
 
     Example:
         ```python
-        assert parse_hits("./a.py\\n./b/c.py\\n").style == "paths"
+        assert parse_hits("./a.py\n./b/c.py\n").style == "paths"
         ```
     """
     lines = _split(text)
@@ -225,13 +227,13 @@ class _SearchData:
 
 
 class SearchView(ResultViewBuilder):
-    """Total hits, hits per file, the top hits and a reference to the rest.
+    r"""Total hits, hits per file, the top hits and a reference to the rest.
 
     Example:
         ```python
         from langchain_result_layer.views import choose_view
 
-        out = "".join(f"src/m{i % 7}.py:{i}:    value = {i}\\n" for i in range(3000))
+        out = "".join(f"src/m{i % 7}.py:{i}:    value = {i}\n" for i in range(3000))
         assert choose_view(out).kind == "search"
         ```
     """
@@ -263,7 +265,11 @@ class SearchView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is; parse the hits once."""
         prepared = _TEXT_FALLBACK.prepare(payload)
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode("utf-8", "replace")
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
+        )
         parsed = parse_hits(raw)
         ends: list[int] = []
         pos = raw.find("\n")
@@ -272,15 +278,23 @@ class SearchView(ResultViewBuilder):
             pos = raw.find("\n", pos + 1)
         if raw and not raw.endswith("\n"):
             ends.append(len(raw))
-        prepared.data = _SearchData(parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends)
+        prepared.data = _SearchData(
+            parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends
+        )
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Counts and files first, then as many top hits as fit."""
-        raw = prepared.raw if isinstance(prepared.raw, str) else prepared.raw.decode("utf-8", "replace")
+        raw = (
+            prepared.raw
+            if isinstance(prepared.raw, str)
+            else prepared.raw.decode("utf-8", "replace")
+        )
         data = prepared.data
         if not isinstance(data, _SearchData) or not data.parsed.hits:
-            return _TEXT_FALLBACK.render(prepared if isinstance(prepared.raw, str) else _TEXT_FALLBACK.prepare(raw), ctx)
+            return _TEXT_FALLBACK.render(
+                prepared if isinstance(prepared.raw, str) else _TEXT_FALLBACK.prepare(raw), ctx
+            )
         parsed = data.parsed
         per_file = Counter(h.path for h in parsed.hits)
         if parsed.style == "paths":
@@ -296,17 +310,31 @@ class SearchView(ResultViewBuilder):
         def build(level: int) -> str:
             files = min(level, n_files)
             chosen = max(0, level - n_files)
-            view = self._view(ctx, data, raw, top_files[:files], chosen, hit_texts, len(per_file))
+            view = self._view(
+                ctx,
+                data,
+                raw,
+                top_files=top_files[:files],
+                n_hits=chosen,
+                hit_texts=hit_texts,
+                n_groups=len(per_file),
+            )
             views[level] = view
             return self._compose(view, ctx, fence).render(fence)
 
         chosen = largest_fitting(
-            build, lo=0, hi=n_files + n_hits, budget=ctx.budget, counter=ctx.counter,
+            build,
+            lo=0,
+            hi=n_files + n_hits,
+            budget=ctx.budget,
+            counter=ctx.counter,
             guess=n_files + min(n_hits, 40),
         )
         if chosen is None:
             text = minimal_text(ctx, plural(n_hits, "hit"))
-            view = self._view(ctx, data, raw, [], 0, hit_texts, len(per_file))
+            view = self._view(
+                ctx, data, raw, top_files=[], n_hits=0, hit_texts=hit_texts, n_groups=len(per_file)
+            )
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         level, text = chosen
         return Rendered(content=text, view=stamp_view(views[level], text, ctx))
@@ -316,6 +344,7 @@ class SearchView(ResultViewBuilder):
         ctx: ViewContext,
         data: _SearchData,
         raw: str,
+        *,
         top_files: list[tuple[str, int]],
         n_hits: int,
         hit_texts: list[str],
@@ -330,8 +359,13 @@ class SearchView(ResultViewBuilder):
         for i in picked:
             hit = parsed.hits[i]
             items.append(
-                {"type": "hit", "output_line": hit.index, "path": hit.path, "line": hit.line,
-                 "text": hit_texts[i]}
+                {
+                    "type": "hit",
+                    "output_line": hit.index,
+                    "path": hit.path,
+                    "line": hit.line,
+                    "text": hit_texts[i],
+                }
             )
         total_lines = parsed.lines
         shown_lines = {parsed.hits[i].index for i in picked}
@@ -343,8 +377,13 @@ class SearchView(ResultViewBuilder):
                 start_char = data.line_ends[start - 2] if start >= 2 else 0
                 end_char = data.line_ends[end - 1] if end - 1 < len(data.line_ends) else len(raw)
                 omitted.append(
-                    OmittedRange(start_line=start, end_line=end, start_char=start_char,
-                                 end_char=end_char, lines=end - start + 1)
+                    OmittedRange(
+                        start_line=start,
+                        end_line=end,
+                        start_char=start_char,
+                        end_char=end_char,
+                        lines=end - start + 1,
+                    )
                 )
             prev = ln
         references: dict[str, str] = {}
@@ -356,6 +395,11 @@ class SearchView(ResultViewBuilder):
                 references["next"] = str(
                     base.with_lines(first.start_line, min(first.end_line, first.start_line + 199))
                 )
+        group_phrase = (
+            plural(n_groups, "directory", "directories")
+            if parsed.style == "paths"
+            else plural(n_groups, "file")
+        )
         summary: dict[str, Any] = {
             "hits": len(parsed.hits),
             "style": parsed.style,
@@ -365,7 +409,7 @@ class SearchView(ResultViewBuilder):
             "context_lines": parsed.context_lines,
             "stated": parsed.headers[:3],
             "hits_shown": len(picked),
-            "headline": f"search: {plural(len(parsed.hits), 'hit')} in {plural(n_groups, 'file' if parsed.style != 'paths' else 'directory', 'files' if parsed.style != 'paths' else 'directories')}",
+            "headline": f"search: {plural(len(parsed.hits), 'hit')} in {group_phrase}",
         }
         return ResultView(
             kind=self.kind,
@@ -397,8 +441,9 @@ class SearchView(ResultViewBuilder):
         files = [i for i in view.items if i.get("type") in ("file", "directory")]
         hits = [i for i in view.items if i.get("type") == "hit"]
         shown = []
+        what, whats = ("directory", "directories") if paths else ("file", "files")
         if files:
-            shown.append(f"top {plural(len(files), 'directory' if paths else 'file', 'directories' if paths else 'files')} by count")
+            shown.append(f"top {plural(len(files), what, whats)} by count")
         shown.append(f"{plural(len(hits), unit)} (spread over directories, in output order)")
         header = header_text(ctx, self.kind, facts, ", ".join(shown))
         sections: list[Section] = []
@@ -424,7 +469,8 @@ class SearchView(ResultViewBuilder):
         omitted_count = int(s["hits"]) - len(hits)
         omitted = None
         if omitted_count > 0 or view.omitted:
-            omitted = f"{plural(omitted_count, unit)} ({plural(sum(r.lines for r in view.omitted), 'output line')})"
+            gap_lines = sum(r.lines for r in view.omitted)
+            omitted = f"{plural(omitted_count, unit)} ({plural(gap_lines, 'output line')})"
         refs: list[tuple[str, Reference | str]] = []
         if "next" in view.references:
             refs.append(("Read more", view.references["next"]))
