@@ -220,6 +220,11 @@ class ResultPipeline:
 
         Returns:
             Its policy.
+
+        Example:
+            ```python
+            pipeline.policy_for("run_sql").kind  # doctest: +SKIP
+            ```
         """
         if tool_name is not None and tool_name in self.policies:
             return self.policies[tool_name]
@@ -233,6 +238,11 @@ class ResultPipeline:
 
         Returns:
             The budget.
+
+        Example:
+            ```python
+            pipeline.budget_for("read_log").tokens  # doctest: +SKIP
+            ```
         """
         policy = self.policy_for(tool_name)
         tokens = policy.max_tokens if policy.max_tokens is not None else self.budget.tokens

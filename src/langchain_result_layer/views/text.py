@@ -97,6 +97,7 @@ def text_result_view(
         "lines": cut.total_lines,
         "kept_chars": cut.kept_chars,
         "omitted_chars": cut.omitted_chars,
+        "omitted_whole_lines": cut.omitted_lines,
         "error_lines_found": len(cut.error_lines),
         "error_mode": cut.error_mode,
     }
