@@ -13,7 +13,7 @@ import asyncio
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import ToolMessage
 
@@ -66,6 +66,7 @@ def _check(layer: ResultLayer, msg: ToolMessage, out: ToolMessage, budget: Budge
         assert view.shown_tokens == tokens
     marker = out.response_metadata["result_layer"]
     assert marker["processed"] is True
+    event(f"{'passed through' if marker['passed_through'] else 'cut'}: {marker['kind']}")
     # The raw result is stored and reads back exactly.
     assert marker["record_id"] is not None
     assert layer.store is not None

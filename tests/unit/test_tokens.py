@@ -110,6 +110,16 @@ def test_lone_surrogates_are_counted_not_raised() -> None:
     assert counter.count("a\ud800b\udfffc") >= 3
 
 
+def test_the_network_is_blocked_in_these_tests() -> None:
+    # The offline tests below rely on it: any download attempt would fail, not hang.
+    import socket
+
+    from pytest_socket import SocketConnectBlockedError
+
+    with pytest.raises(SocketConnectBlockedError), pytest.warns(UserWarning, match="8.8.8.8"):
+        socket.create_connection(("8.8.8.8", 443), timeout=1)
+
+
 def test_offline_load_never_downloads(
     fresh_cache: None, no_download: None, empty_cache_dir: Path
 ) -> None:
