@@ -98,6 +98,6 @@ def resolve_principal_spec(spec: object) -> PrincipalResolver:
     if isinstance(spec, PrincipalResolver):
         return spec
     if callable(spec):
-        return PrincipalResolver(callback=spec)  # type: ignore[arg-type]
+        return PrincipalResolver(callback=spec)
     msg = f"principal must be a PrincipalResolver or a callable, got {spec!r}"
     raise TypeError(msg)

@@ -38,7 +38,7 @@ ARTIFACT_MARKER = "langchain_result_layer.ResultView/1"
 class OmittedRange:
     """One contiguous stretch of the (normalised) original that the view leaves out.
 
-    Line numbers are 1-based and inclusive and split on `\\n`; they are the same in the raw
+    Line numbers are 1-based and inclusive and split on newlines; they are the same in the raw
     result and in its normalised form (normalisation never adds or removes a newline).
     Character offsets are 0-based, end-exclusive, in the normalised text.
 
