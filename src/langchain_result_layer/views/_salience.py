@@ -56,7 +56,7 @@ _PLAIN_DECAY = 0.8
 _BEFORE_DECAY = 0.55
 _TAIL_FLOOR = 6.5
 _TAIL_DECAY = 0.6
-_HEAD_FLOOR = 1.5
+_HEAD_FLOOR = 1.0
 _FAILED_STEP_BOOST = 1.4
 _AFTER_VERDICT_DAMP = 0.6
 _FIRST_ERROR_BOOST = 1.25
@@ -155,33 +155,34 @@ class Analysis:
     def ranked(self) -> list[int]:
         """Line numbers by priority, with diminishing returns for repeated kinds of lines.
 
-        Lines are taken greedily: a line whose group (its first words, numbers and paths
-        folded) is already represented counts for less each time, so a block of a hundred
-        similar lines does not crowd out everything else. Entries of failure lists decay
-        slowly (each failed test matters); other lines quickly after the second of a group.
-        Later lines come first on ties.
+        Lines are taken greedily: a line whose group (its first words after the timestamp,
+        numbers and paths folded) is already represented counts for less each time, so a
+        block of a hundred similar lines does not crowd out everything else. Entries of
+        failure lists decay slowly (each failed test matters); other lines quickly after the
+        second of a group. Later lines come first on ties.
         """
-        if self._ranked is not None:
-            return self._ranked
-        # One heap entry per group: its best remaining line, valued with the group's
-        # current repetition factor (equivalent to lazy greedy, in O(n log n)).
-        groups: dict[str, list[int]] = {}
+        if self._ranked is None:
+            self._ranked = self._greedy(dict(self.priority))
+        return self._ranked
+
+    def _greedy(self, effective: dict[int, float]) -> list[int]:
+        """Lazy-greedy order with a repetition factor per group.
+
+        One heap entry per group holds the group's best remaining line, valued with the
+        group's current factor (equivalent to lazy greedy, in O(n log n)).
+        """
+        by_group: dict[str, list[int]] = {}
         solo: list[int] = []
-        for ln in self.priority:
-            role = self.roles.get(ln, "context")
-            if role in ("tail", "head", "exit"):
+        for ln in effective:
+            if self.roles.get(ln, "context") in ("tail", "head", "exit"):
                 solo.append(ln)
             else:
-                groups.setdefault(_group_key(self.texts.get(ln, "")), []).append(ln)
+                by_group.setdefault(_group_key(self.texts.get(ln, "")), []).append(ln)
         heap: list[tuple[float, int, int, str]] = []
-        members: dict[str, list[int]] = {}
-        for key, lines in groups.items():
-            lines.sort(key=lambda ln: (self.priority[ln], ln))  # best last
-            members[key] = lines
-            best = lines[-1]
-            heap.append((-self.priority[best], -best, 0, key))
-        for ln in solo:
-            heap.append((-self.priority[ln], -ln, -1, ""))
+        for key, lines in by_group.items():
+            lines.sort(key=lambda ln: (effective[ln], ln))  # best last
+            heap.append((-effective[lines[-1]], -lines[-1], 0, key))
+        heap.extend((-effective[ln], -ln, -1, "") for ln in solo)
         heapq.heapify(heap)
         order: list[int] = []
         while heap:
@@ -189,20 +190,17 @@ class Analysis:
             order.append(-neg_ln)
             if taken < 0:
                 continue
-            lines = members[key]
+            lines = by_group[key]
             lines.pop()
             if not lines:
                 continue
             taken += 1
             nxt = lines[-1]
             item = self.own.get(nxt) == SALIENCE_ITEM
-            factor = (
-                (_ITEM_REPEAT ** max(0, taken - 5))
-                if item
-                else (_OTHER_REPEAT ** max(0, taken - 2))
+            line_factor = (
+                _ITEM_REPEAT ** max(0, taken - 5) if item else _OTHER_REPEAT ** max(0, taken - 2)
             )
-            heapq.heappush(heap, (-self.priority[nxt] * factor, -nxt, taken, key))
-        self._ranked = order
+            heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key))
         return order
 
     @property
@@ -467,7 +465,7 @@ def analyse(
         texts.setdefault(line_no, nearby)
         offer(line_no, _HEAD_FLOOR * (0.7**rank), "head")
         rank += 1
-        if rank >= 3:
+        if rank >= 2:
             break
 
     result.texts = {ln: texts[ln] for ln in priority}

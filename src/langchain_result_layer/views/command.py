@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.evidence import (
+    SALIENCE_ERROR,
     SALIENCE_SUMMARY,
     ExitStatus,
     find_exit_status,
@@ -163,9 +164,12 @@ class CommandView(ResultViewBuilder):
         tail = payload[-_SNIFF_TAIL:]
         if find_exit_status(tail, tail_chars=_SNIFF_TAIL) is not None:
             return 0.75
-        last = [ln for ln in tail.split("\n")[-40:] if ln.strip()]
-        if any(line_salience(clean_for_display(ln)) >= SALIENCE_SUMMARY for ln in last):
+        last = [clean_for_display(ln) for ln in tail.split("\n")[-40:] if ln.strip()]
+        scores = [line_salience(ln) for ln in last]
+        if any(score >= SALIENCE_SUMMARY for score in scores):
             return 0.7
+        if sum(1 for score in scores if score >= SALIENCE_ERROR) >= 2:
+            return 0.65
         head = payload[:_SNIFF_HEAD].lstrip()
         if head.startswith(("$ ", "+ ", "> ")):
             return 0.6

@@ -284,6 +284,8 @@ class FileView(ResultViewBuilder):
         if not isinstance(payload, str) or len(payload) < 200:
             return 0.0
         head = payload[:_SNIFF_CHARS]
+        if "\x1b[" in head or re.search(r"^\$ \S", head, re.MULTILINE):
+            return 0.0  # terminal output (colours, shell prompts), not a file
         lines = head.split("\n")
         if _looks_like_python(head):
             defs = sum(1 for ln in lines if re.match(r"\s*(?:async\s+)?(?:def|class)\s+\w", ln))
