@@ -34,6 +34,7 @@ import random
 import sqlite3
 import statistics
 import sysconfig
+import unicodedata
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -190,6 +191,12 @@ def other_script_prose() -> list[str]:
             docs.append(_read(path))
     for lang in ("ru", "uk", "el", "ar", "he", "hi", "th", "vi", "fa"):
         docs += _mo_strings(lang, limit=3)
+    # Decomposed accents (NFD, as macOS file names are): combining marks after letters.
+    for name in ("tutor.fr.utf-8", "tutor.de.utf-8", "tutor.es.utf-8", "tutor.vi.utf-8"):
+        path = Path("/usr/share/vim/vim90/tutor", name)
+        if path.exists():
+            docs.append(unicodedata.normalize("NFD", _read(path)))
+    docs += [unicodedata.normalize("NFD", d) for d in _mo_strings("vi", limit=2)]
     return docs
 
 
@@ -370,7 +377,10 @@ def random_unicode(rng: random.Random) -> list[str]:
             if not 0xD800 <= c <= 0xDFFF:
                 return chr(c)
 
-    return ["".join(cp() for _ in range(40_000)) for _ in range(2)]
+    return [
+        "".join(cp() for _ in range(40_000)),
+        "".join(cp() for _ in range(40_000)),
+    ]
 
 
 def mixed(docs_by_type: dict[str, list[str]], rng: random.Random, n: int = 8) -> list[str]:

@@ -90,11 +90,12 @@ def _binary(classes: str) -> bytes:
     return _derived({**dict.fromkeys(classes, "1"), "~": "~"}, "0")
 
 
-# Coarse classes: letters (ASCII and the alphabetic 2-byte scripts), digits, blanks, line
-# breaks, punctuation, other non-ASCII.
+# Coarse classes: letters (ASCII, the alphabetic 2-byte scripts and combining marks, which
+# belong to the letter before them), digits, blanks, line breaks, punctuation, other
+# non-ASCII.
 _COARSE = _derived(
     {
-        **dict.fromkeys("lUvVAGCD", "a"),
+        **dict.fromkeys("lUvVAMGCD", "a"),
         "0": "0",
         " ": " ",
         "t": " ",
@@ -109,12 +110,12 @@ _COARSE = _derived(
 )
 _CASE = _derived({"l": "l", "v": "l", "U": "U", "V": "U", "~": "~"}, ".")
 _CONSONANT_VOWEL = _derived({"l": "c", "U": "c", "v": "v", "V": "v", "~": "~"}, ".")
-_LETTER_BITS = _binary("lUvVAGCD")
+_LETTER_BITS = _binary("lUvVAMGCD")
 _DIGIT_BITS = _binary("0")
 _PUNCT_BITS = _binary(".cq")
 _BLANK_BITS = _binary(" t")
 _NEWLINE_BITS = _binary("nr")
-_OTHER_BITS = _binary("MIJSKHWPFEXk")
+_OTHER_BITS = _binary("IJSKHWPFEXk")
 
 # Characters above U+07FF that are one token in both o200k_base and cl100k_base (the common
 # CJK ideographs, kana, hangul, Indic and Thai letters, typographic punctuation). Generated
@@ -248,38 +249,39 @@ def token_features(text: str) -> list[float]:
 
 
 WEIGHTS: dict[str, float] = {
-    "const": 4.3731,
-    "letter_runs": 0.9453,
-    "letters_16": 2.8075,
-    "consonant_triples": 1.1485,
-    "vowel_pairs": 0.2008,
-    "capital_starts": 0.5423,
-    "upper_pairs": 0.2051,
-    "humps": 0.9232,
+    "const": 4.6357,
+    "letter_runs": 0.95,
+    "letters_16": 3.3198,
+    "consonant_triples": 1.1653,
+    "vowel_pairs": 0.2582,
+    "capital_starts": 0.5654,
+    "upper_pairs": 0.1988,
+    "humps": 0.8503,
     "digit_runs": 1.7323,
-    "digit_triples": 0.1601,
-    "punct_runs_to_letter": 0.8967,
-    "punct_runs_other": 0.764,
-    "punct_pairs": 0.5081,
-    "blanks": 0.0207,
-    "blank_runs_2": 1.3364,
-    "newline_runs": 0.9516,
-    "wide_common": 0.9738,
-    "other_runs": 0.3704,
-    "lead_A": 3.3485,
-    "lead_G": 1.4909,
-    "lead_C": 0.7666,
-    "lead_D": 1.0698,
-    "lead_I": 1.6742,
-    "lead_J": 2.8475,
-    "lead_S": 2.3489,
-    "lead_K": 2.1138,
-    "lead_H": 2.5171,
-    "lead_W": 2.7491,
-    "lead_P": 3.5058,
-    "lead_F": 3.5228,
-    "lead_E": 2.9447,
-    "lead_X": 4.2726,
+    "digit_triples": 0.1005,
+    "punct_runs_to_letter": 0.8447,
+    "punct_runs_other": 0.7769,
+    "punct_pairs": 0.4655,
+    "blanks": 0.0105,
+    "blank_runs_2": 1.6322,
+    "newline_runs": 0.934,
+    "wide_common": 0.975,
+    "other_runs": 0.1683,
+    "lead_A": 3.687,
+    "lead_M": 4.3187,
+    "lead_G": 1.2942,
+    "lead_C": 0.6175,
+    "lead_D": 1.0521,
+    "lead_I": 1.889,
+    "lead_J": 3.5048,
+    "lead_S": 2.5446,
+    "lead_K": 2.1123,
+    "lead_H": 2.5163,
+    "lead_W": 2.7468,
+    "lead_P": 4.136,
+    "lead_F": 2.7392,
+    "lead_E": 2.9446,
+    "lead_X": 4.3904,
 }
 """Calibrated weight of each feature (features not listed weigh 0)."""
 
