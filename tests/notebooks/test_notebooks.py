@@ -74,6 +74,9 @@ CHECKS: dict[str, dict[str, str]] = {
         "rows_in_db": "n_definitions",
         "page_status": "page.status",
         "page_kind": "ResultLayer.view_of(page).kind",
+        "refused_status": "refused.status",
+        "sql_artifact": "[rows_view.original_artifact['row_count'], "
+        "rows_view.original_artifact['truncated']]",
         "definition_status": "definition.status",
         "definition_lines": "[ResultLayer.view_of(definition).summary.get('start_line'), "
         "wanted['start_line']]",
@@ -201,6 +204,8 @@ def test_views(executed: Callable[[str], ExecutedNotebook]) -> None:
     assert c["rows_total"] == c["rows_in_db"] > 10_000
     assert c["page_status"] == "success"
     assert c["page_kind"] == "rows"
+    assert c["refused_status"] == "error", "the SQL tool refuses writes"
+    assert c["sql_artifact"] == [c["rows_in_db"], False], "the tool's artifact is kept"
     assert c["definition_status"] == "success"
     assert c["definition_lines"][0] == c["definition_lines"][1], "fetched the outlined definition"
     assert c["corpus_used"] == _corpus_present()
