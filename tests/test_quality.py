@@ -20,7 +20,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
 def test_ruff_is_clean() -> None:
-    result = _run("ruff", "check", "src", "tests", "benchmarks")
+    result = _run("ruff", "check", "src", "tests", "benchmarks", "notebooks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
