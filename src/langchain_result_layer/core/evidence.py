@@ -75,7 +75,7 @@ _CONFIRM_RE = re.compile(
     (?<![-.])\b(?:error|errors|exception|traceback|failed|failure|failures|fail|fatal|panic
        |panicked|errno|abort|aborted|killed|segmentation\ fault|core\ dumped|denied
        |assert(?:ion)?(?:error)?|undefined\ reference|cannot|could\ not|not\ found)\b(?![-.]\w)
-    | (?-i:[a-z]\w*(?:Error|Exception|Failure)\b)
+    | (?-i:(?<=[a-z0-9_])(?:Error|Exception|Failure)\b)
     | \bexit(?:ed)?\ (?:code|status|with)\W{0,3}(?!0\b)\d+
     | \bnon-zero\ exit
     | npm\ ERR!
@@ -466,8 +466,65 @@ _ANY_SIGNAL_RE = re.compile(
     r"|imed? ?out|imeout|BUILD|Build step|Finished:|##\[error|Tests? run|Tests? result"
     r"|[1-9]\d* (?:failed|errors?)"
     r"|^=+ |^\s*\d{1,5}[.)] |^\s*[✗✖×✘] |No space|ore dumped|Caused by|E\d{3}|^\s*E |rc\s*[:=]"
-    r"|status|code|Recipe|ctual|eceived"
+    r"|tatus\s*[:=]|eturn|Return|Recipe|ctual|eceived"
 )
+# Lower-case words one of which each pattern needs (gates for `line_salience`).
+_STEP_WORDS = (
+    "xit",
+    "build",
+    "finished:",
+    "##[error]",
+    "error: process",
+    "the command",
+    "npm err",
+    "recipe",
+    "failed",
+    "error ",
+    "eturn",
+    "tatus",
+    "code",
+    "rc",
+)
+_SUMMARY_WORDS = ("test", "fail", "error", "===", "there w")
+_ITEM_WORDS = ("fail", "error", "✗", "✖", "×", "✘")
+_STRONG_WORDS = (
+    "error",
+    "exception",
+    "failure",
+    "traceback",
+    "panic",
+    "fatal",
+    "fail",
+    "not ok",
+    "assert",
+    "segmentation",
+    "core dumped",
+    "aborted",
+    "npm err",
+    "caused by",
+    "unhandled",
+    "undefined reference",
+    "cannot find symbol",
+    "no space",
+    "exceeded",
+    "** (",
+)
+_DETAIL_WORDS = (
+    "expected",
+    "actual",
+    "received",
+    "warn",
+    "deprecat",
+    "not ",
+    "unable",
+    "invalid",
+    "missing",
+    "unexpected",
+    "incompatible",
+    "conflict",
+)
+_EXIT_HINT_RE = re.compile(r"xit|Error \d|eturn|tatus|code|\brc\b", re.IGNORECASE)
+_HEAVY_PROBE = 600
 
 
 def line_salience(line: str) -> float:
@@ -491,19 +548,28 @@ def line_salience(line: str) -> float:
     probe = line[:_MAX_LINE_FOR_CONFIRM]
     if not _ANY_SIGNAL_RE.search(probe):
         return 0.0
-    if is_step_failure(probe):
+    # The kind of a line shows in its first few hundred characters. Each pattern runs only
+    # when one of its words is there (a substring test is far cheaper than the pattern).
+    head = probe[:_HEAVY_PROBE]
+    low = head.lower()
+    if _has_any(low, _STEP_WORDS) and is_step_failure(head):
         return SALIENCE_EXIT
-    if _SUMMARY_VERDICT_RE.search(probe):
+    if _has_any(low, _SUMMARY_WORDS) and _SUMMARY_VERDICT_RE.search(head):
         return SALIENCE_SUMMARY
-    if _ITEM_RE.search(probe) and not _benign_only(probe):
+    item_words = _has_any(low, _ITEM_WORDS) or ")" in head[:12]
+    if item_words and _ITEM_RE.search(head) and not _benign_only(head):
         return SALIENCE_ITEM
-    if _STRONG_LINE_RE.search(probe) and not _benign_only(probe):
+    if _has_any(low, _STRONG_WORDS) and _STRONG_LINE_RE.search(head) and not _benign_only(head):
         return SALIENCE_STRONG
     if is_error_line(probe):
         return SALIENCE_ERROR
-    if _DETAIL_RE.search(probe):
+    if _has_any(low, _DETAIL_WORDS) and _DETAIL_RE.search(head):
         return SALIENCE_DETAIL
     return 0.0
+
+
+def _has_any(text: str, words: tuple[str, ...]) -> bool:
+    return any(word in text for word in words)
 
 
 def is_step_failure(line: str) -> bool:
@@ -554,6 +620,8 @@ def is_continuation_line(line: str) -> bool:
 
 
 def _exit_code_in(line: str) -> int | None:
+    if not _EXIT_HINT_RE.search(line):
+        return None
     for pattern in _EXIT_RES:
         match = pattern.search(line)
         if match:

@@ -42,11 +42,11 @@ from langchain_result_layer.core.normalize import clean_for_display
 
 __all__ = ["Analysis", "analyse", "windows_of"]
 
-FULL_ANALYSIS_CHARS = 16_000_000
+FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
 
-_HEAD_PART_CHARS = 1_000_000
-_TAIL_PART_CHARS = 8_000_000
+_HEAD_PART_CHARS = 500_000
+_TAIL_PART_CHARS = 3_500_000
 _MIDDLE_HITS = 400
 
 _AFTER_SPAN = 60
@@ -353,6 +353,10 @@ def analyse(
         anchor[line_no] = score
     result.patterns = len(seen)
     result.error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
+    if len(result.error_lines) > 1:
+        # The last error, like the first, always gets its window when there is room.
+        last = result.error_lines[-1]
+        anchor[last] = max(anchor[last], own[last]) * _FIRST_ERROR_BOOST
 
     priority: dict[int, float] = {}
     roles: dict[int, str] = {}

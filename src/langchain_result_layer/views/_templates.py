@@ -73,7 +73,6 @@ _WILD_RUN_RE = re.compile(r"(?:<\*>)+")
 _STAMPISH_RE = re.compile(
     r"""^(?:
         [\[(]*<\*>(?:[-:.,/T_]*<\*>)*[\]):,]*
-      | [^\s:]*<\*>\S*<\*>\S*
       | (?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w*,?
       | - | -- | \|
     )$""",
@@ -86,6 +85,7 @@ _LEVEL_TOKEN_RE = re.compile(
 _COMPONENT_RE = re.compile(r"^[A-Za-z_][\w.$()/@<*>-]*(?:\[[^\]\s]*\])?:$")
 _DOTTED_RE = re.compile(r"^[A-Za-z_][\w$-]*(?:\.[\w$<*>-]+)+$")
 _MAX_HEADER_TOKENS = 14
+_MAX_HEADER_TOKEN_CHARS = 80
 _SPACE_TOKEN_RE = re.compile(r"\S+")
 _SHORT_TOKENS = 3
 
@@ -119,6 +119,13 @@ def _tokens(line: str) -> list[str]:
     return _TOKEN_RE.findall(mask_line(line))
 
 
+def _ids_token(token: str) -> bool:
+    """A token made of several masked parts (`R<*>-M<*>-N<*>`): a node or host id."""
+    if token.count(WILDCARD) < 2:
+        return False
+    return ":" not in token[: token.index(WILDCARD)]
+
+
 def _skip_bracket(tokens: Sequence[str], i: int) -> int:
     """Index after a bracketed group starting at `i` (at most 8 tokens), else `i`."""
     if i >= len(tokens) or not tokens[i].startswith("["):
@@ -146,7 +153,9 @@ def _split_header(tokens: Sequence[str]) -> int:
     limit = min(n - 1, _MAX_HEADER_TOKENS)
     while i < limit:
         t = tokens[i]
-        if _STAMPISH_RE.match(t):
+        if len(t) > _MAX_HEADER_TOKEN_CHARS:
+            break
+        if _STAMPISH_RE.match(t) or _ids_token(t):
             i += 1
             if not pending:
                 cut = i
@@ -319,8 +328,8 @@ class TemplateMiner:
 
     def _bucket_key(self, tokens: Sequence[str]) -> tuple[int, str]:
         first = tokens[0] if tokens else ""
-        if _ONLY_WILD_RE.match(first):
-            first = WILDCARD
+        if WILDCARD in first and not _WORD_CHAR_RE.search(first.replace(WILDCARD, "")):
+            first = WILDCARD  # only variables and punctuation
         return len(tokens), first
 
     def _threshold(self, n: int) -> float:
@@ -450,7 +459,7 @@ class TemplateMiner:
 _MERGE_MAX_CANDIDATES = 600
 _SPLIT_MAX_VALUES = 5
 _SPLIT_MIN_SHARE = 0.02
-_ONLY_WILD_RE = re.compile(r"^[\W_]*<\*>(?:[\W_]*<\*>)*[\W_]*$")
+_WORD_CHAR_RE = re.compile(r"[A-Za-z0-9]")
 
 
 def _constant_like(token: str) -> bool:

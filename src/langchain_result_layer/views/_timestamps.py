@@ -263,7 +263,11 @@ class TimeRange:
 
 
 def time_range(
-    lines: Sequence[str], *, first_line: int = 1, fmt: TimestampFormat | None = None
+    lines: Sequence[str],
+    *,
+    first_line: int = 1,
+    fmt: TimestampFormat | None = None,
+    max_scan: int = 120_000,
 ) -> TimeRange | None:
     """The time range of log lines.
 
@@ -271,6 +275,9 @@ def time_range(
         lines: The lines (in order).
         first_line: Line number of `lines[0]`.
         fmt: The format (detected on the lines when not given).
+        max_scan: Longer logs are scanned at their first and last 20,000 lines and an even
+            sample of the rest (`scanned_lines` says how many); the first and last
+            timestamps are exact, the earliest and latest are over the scanned lines.
 
     Returns:
         The range, or `None` when the lines carry no recognised timestamps.
@@ -290,7 +297,15 @@ def time_range(
     earliest: tuple[dt.datetime, str] | None = None
     latest: tuple[dt.datetime, str] | None = None
     stamped = 0
-    for offset, line in enumerate(lines):
+    n = len(lines)
+    if n > max_scan:
+        edge = 20_000
+        step = max(1, (n - 2 * edge) // max(1, max_scan - 2 * edge))
+        offsets: Sequence[int] = [*range(edge), *range(edge, n - edge, step), *range(n - edge, n)]
+    else:
+        offsets = range(n)
+    for offset in offsets:
+        line = lines[offset]
         match = fmt.pattern.search(line, 0, _PREFIX)
         if match is None or match.start() > 48:
             continue
@@ -320,5 +335,5 @@ def time_range(
         latest=latest[1],
         span_seconds=span,
         stamped_lines=stamped,
-        scanned_lines=len(lines),
+        scanned_lines=len(offsets),
     )

@@ -117,11 +117,10 @@ def level_of(line: str) -> str | None:
         assert level_of("03-17 16:13:38.811  1702  2395 E AndroidRuntime: crash") == "ERROR"
         ```
     """
-    head = line[:120]
-    android = _ANDROID_LEVEL_RE.match(head)
+    android = _ANDROID_LEVEL_RE.match(line, 0, 120)
     if android:
         return _LEVEL_NAMES[android.group(1)]
-    match = _LEVEL_RE.search(head)
+    match = _LEVEL_RE.search(line, 0, 120)
     if match is None:
         return None
     name = match.group(1).upper()
