@@ -286,3 +286,15 @@ def test_tiny_budgets_still_fit(tokens: int) -> None:
     ctx = make_ctx("rows", tokens=tokens, chars=max(256, tokens * 4))
     out = VIEW.render(VIEW.prepare(_rows(2_000)), ctx)
     assert_fits(out.content, ctx)
+
+
+def test_delimited_text_is_shown_in_its_own_delimiter() -> None:
+    text = "id,name,city\n" + "".join(f'{i},n{i},"Paris, FR"\n' for i in range(2_000))
+    ctx = make_ctx("rows", tokens=600)
+    out = VIEW.render(VIEW.prepare(text), ctx)
+    assert_fits(out.content, ctx)
+    assert '0,n0,"Paris, FR"' in str(out.content)
+    pipe = "a|b\n" + "".join(f"{i}|x{i}\n" for i in range(2_000))
+    out = VIEW.render(VIEW.prepare(pipe), ctx)
+    assert "\n0|x0\n" in str(out.content)
+    assert "separated by '|'" in str(out.content)

@@ -28,6 +28,8 @@ Example:
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -165,8 +167,20 @@ def _cell(value: Any, limit: int) -> tuple[Any, bool]:
     return value, False
 
 
-def _row_line(values: Sequence[Any]) -> str:
-    return clean_for_display(_json(list(values)))
+def _row_line(values: Sequence[Any], delimiter: str | None = None) -> str:
+    """One row as shown.
+
+    A JSON array, or for delimited text the fields joined back with the output's own
+    delimiter (CSV-quoted for commas), which is denser and reads like the input.
+    """
+    if delimiter is None:
+        return clean_for_display(_json(list(values)))
+    texts = ["" if v is None else str(v) for v in values]
+    if delimiter == ",":
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="").writerow(texts)
+        return clean_for_display(buffer.getvalue())
+    return clean_for_display(delimiter.join(texts))
 
 
 def _label(value: Any) -> str:
@@ -275,12 +289,16 @@ class RowsView(ResultViewBuilder):
         total = len(table.rows)
         stats = data.stats_for(columns[:_MAX_SUMMARY_COLUMNS]) if options.column_summaries else []
         max_rows = min(total, options.page_size)
-        candidates = _candidate_rows(table.rows, columns, max_rows, options.max_value_chars)
+        delimiter = table.delimiter if table.source == "csv" else None
+        candidates = _candidate_rows(
+            table.rows, columns, max_rows, options.max_value_chars, delimiter
+        )
         summary_lines = [_stats_line(s) for s in stats]
         fence = new_fence(
             (line for line, _, _ in candidates),
+            (_row_line(values) for _, values, _ in candidates),
             summary_lines,
-            [_json(columns)],
+            [_json(columns), _row_line(columns, delimiter)],
         )
         base_ref = ctx.reference
 
@@ -288,7 +306,7 @@ class RowsView(ResultViewBuilder):
             shown = (
                 candidates
                 if limit == options.max_value_chars
-                else _candidate_rows(table.rows[:n_rows], columns, n_rows, limit)
+                else _candidate_rows(table.rows[:n_rows], columns, n_rows, limit, delimiter)
             )
             shown = shown[:n_rows]
             return self._view(
@@ -389,6 +407,8 @@ class RowsView(ResultViewBuilder):
             "rows_shown": [first_row, last_row] if n else [],
             "rows_with_clipped_values": clipped,
             "value_clip_chars": clip_limit,
+            "row_format": "delimited" if source == "csv" and table.delimiter else "json",
+            "delimiter": table.delimiter if source == "csv" else None,
             "headline": f"rows: {plural(total, 'row')} × {plural(len(table.columns), 'column')}",
         }
         items = [
@@ -444,6 +464,7 @@ class RowsView(ResultViewBuilder):
         hidden: list[str] = list(s.get("fields_hidden", []))
         rows_shown: list[int] = list(s.get("rows_shown", []))
         sections: list[Section] = []
+        delimiter = s.get("delimiter") if s.get("row_format") == "delimited" else None
         summary_lines = [_json(columns)]
         stats: dict[str, Any] = s.get("column_summaries", {})
         for name in columns:
@@ -454,11 +475,12 @@ class RowsView(ResultViewBuilder):
         )
         if view.items:
             first, last = rows_shown
-            title = (
-                f"{_rows_phrase(first, last)} of {total:,} (one JSON array per row, "
-                "in the field order above)"
-            )
-            lines = [_row_line(list(item["values"].values())) for item in view.items]
+            if delimiter is None:
+                layout = "one JSON array per row"
+            else:
+                layout = f"one row per line, fields separated by {delimiter!r} as in the output"
+            title = f"{_rows_phrase(first, last)} of {total:,} ({layout}, in the field order above)"
+            lines = [_row_line(list(item["values"].values()), delimiter) for item in view.items]
             sections.append(Section(title=title, lines=lines))
         if view.observations:
             sections.append(
@@ -593,7 +615,11 @@ def _iter_line_ends(raw: str) -> list[int]:
 
 
 def _candidate_rows(
-    rows: Sequence[Mapping[str, Any]], columns: Sequence[str], limit: int, clip_chars: int
+    rows: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+    limit: int,
+    clip_chars: int,
+    delimiter: str | None = None,
 ) -> list[tuple[str, list[Any], bool]]:
     out: list[tuple[str, list[Any], bool]] = []
     for row in rows[:limit]:
@@ -603,7 +629,7 @@ def _candidate_rows(
             value, cut = _cell(row.get(col), clip_chars)
             values.append(value)
             clipped = clipped or cut
-        out.append((_row_line(values), values, clipped))
+        out.append((_row_line(values, delimiter), values, clipped))
     return out
 
 
