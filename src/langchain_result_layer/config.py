@@ -38,6 +38,9 @@ class ToolPolicy:
         enabled: Process this tool's results at all (`False`: pass through untouched).
         ttl_seconds: How long to keep this tool's raw results (`None`: store default).
         view_options: Options for the view (for example `fields`, `page_size`).
+        summarize: Model-written summary for this tool's large results: `None` follows the
+            layer's summary settings, `True` always (when a summarizer is configured),
+            `False` never.
 
     Example:
         ```python
@@ -68,6 +71,9 @@ class ToolPolicy:
 
     view_options: Mapping[str, Any] = field(default_factory=dict)
     """Options passed to the view."""
+
+    summarize: bool | None = None
+    """Model-written summary: `None` follows the layer's settings, `True` always, `False` never."""
 
     def __post_init__(self) -> None:
         """Validate."""

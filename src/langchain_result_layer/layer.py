@@ -37,6 +37,7 @@ from langchain_result_layer.pipeline import META_KEY, ProcessOutcome, ResultPipe
 from langchain_result_layer.principal import PrincipalResolver, resolve_principal_spec
 from langchain_result_layer.stores import resolve_store
 from langchain_result_layer.stores.base import Principal, ResultStore
+from langchain_result_layer.summarize import ResultSummarizer, SummarySettings
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -100,6 +101,9 @@ class ResultLayer:
         store_small_results: Also store results that pass through unchanged, so the guard can
             restore every result it clears.
         ttl_seconds: Lifetime of stored results (`None`: the store's default of 7 days).
+        summarizer: A chat model that writes summaries of large results, placed above the
+            deterministic view (off by default; see `summarize.py`).
+        summary: When and how results are summarised (`SummarySettings`).
 
     Example:
         ```python
@@ -125,6 +129,8 @@ class ResultLayer:
         image_tokens: int = 1_600,
         store_small_results: bool = True,
         ttl_seconds: float | None = None,
+        summarizer: object | None = None,
+        summary: SummarySettings | None = None,
     ) -> None:
         window = context_window if context_window is not None else window_from_model(model)
         if window is None:
@@ -170,6 +176,15 @@ class ResultLayer:
             image_tokens=image_tokens,
             store_small_results=store_small_results,
             ttl_seconds=ttl_seconds,
+            summarizer=(
+                ResultSummarizer(
+                    model=summarizer,
+                    settings=summary or SummarySettings(),
+                    counter=self.token_counter,
+                )
+                if summarizer is not None
+                else None
+            ),
         )
         self._lock = threading.Lock()
         self._fetch_tool: BaseTool | None = None

@@ -47,6 +47,7 @@ from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import StoreQuotaExceededError
 from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
+from langchain_result_layer.summarize import ResultSummarizer, SummaryOutcome
 from langchain_result_layer.views import ViewContext, choose_view
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, get_view
 from langchain_result_layer.views.blocks import (
@@ -120,6 +121,9 @@ class ProcessOutcome:
             "original_chars": view.original_chars,
             "original_lines": view.original_lines,
             "omitted_chars": view.omitted_chars,
+            "shown_chars": view.shown_chars,
+            "counter": view.counter,
+            "capped": bool(self.record is not None and self.record.capped),
             "headline": headline_of(view),
         }
 
@@ -139,9 +143,19 @@ def headline_of(view: ResultView) -> str:
         headline_of(ResultView(kind="text", original_chars=10, original_lines=2))
         ```
     """
-    own = view.summary.get("headline") if isinstance(view.summary, dict) else None
+    summary = view.summary if isinstance(view.summary, dict) else {}
+    model_line = summary.get("model_summary_line")
+    suffix = (
+        f"; model-written summary: {model_line}"
+        if isinstance(model_line, str) and model_line
+        else ""
+    )
+    own = summary.get("headline")
     if isinstance(own, str) and own:
-        return own[:300]
+        return (own + suffix)[:400]
+    if suffix:
+        size = f"{plural(view.original_chars, 'char')}, {plural(view.original_lines, 'line')}"
+        return f"{view.kind}, {size}{suffix}"[:400]
     size = f"{plural(view.original_chars, 'char')}, {plural(view.original_lines, 'line')}"
     facts = f"{view.kind}, {size}"
     for item in view.items:
@@ -182,6 +196,7 @@ class ResultPipeline:
         store_small_results: Also store results that pass through, so that the budget guard
             can always restore what it clears.
         ttl_seconds: Default lifetime of stored results (`None`: the store's default).
+        summarizer: Optional model-written summaries placed above large views.
 
     Example:
         ```python
@@ -200,7 +215,9 @@ class ResultPipeline:
         image_tokens: int = 1_600,
         store_small_results: bool = True,
         ttl_seconds: float | None = None,
+        summarizer: ResultSummarizer | None = None,
     ) -> None:
+        self.summarizer = summarizer
         self.budget = budget
         self.counter = counter
         self.store = store
@@ -480,12 +497,59 @@ class ResultPipeline:
             len(data), ctx.reference, ctx.budget, self.counter, ctx.fetch_tool_name, unit="byte"
         )
 
+    def _render_with_extras(
+        self,
+        plan: _Plan,
+        ref: Reference | None,
+        note: str | None,
+        *,
+        prefix: str,
+        suffix: str,
+    ) -> tuple[Rendered, int, bool]:
+        """Render the view below a summary block and above a store note, within the budget.
+
+        The view gets the budget minus what the extras cost; when that leaves too little, the
+        summary is dropped first, then the note.
+
+        Returns:
+            The rendered content, its tokens, and whether the summary block was kept.
+        """
+        assert plan.view is not None
+        assert plan.prepared is not None
+        budget = plan.budget
+        attempts = [(prefix, suffix), ("", suffix)] if prefix else [("", suffix)]
+        for pre, suf in attempts:
+            if not pre and not suf:
+                break
+            head = f"{pre}\n\n" if pre else ""
+            tail = f"\n{suf}" if suf else ""
+            extra_tokens = self.counter.count(head + tail) + 4
+            inner_tokens = budget.tokens - extra_tokens
+            inner_chars = budget.chars - len(head) - len(tail)
+            if inner_tokens < MIN_RESULT_TOKENS or inner_chars < MIN_RESULT_CHARS:
+                continue
+            inner = Budget(tokens=inner_tokens, chars=inner_chars)
+            rendered, _ = self._render_view(
+                plan.view, plan.prepared, self._context(plan, inner, ref, note)
+            )
+            if not isinstance(rendered.content, str):
+                continue
+            content = head + rendered.content + tail
+            tokens, chars = self._measure(content)
+            if tokens <= budget.tokens and chars <= budget.chars:
+                return Rendered(content=content, view=rendered.view), tokens, bool(pre)
+        rendered, tokens = self._render_view(
+            plan.view, plan.prepared, self._context(plan, budget, ref, note)
+        )
+        return rendered, tokens, False
+
     def _render(
         self,
         plan: _Plan,
         meta: RecordMeta | None,
         note: str | None,
         parts: Mapping[int, RecordMeta] | None = None,
+        summary: SummaryOutcome | None = None,
     ) -> ProcessOutcome:
         ref = Reference(record_id=meta.record_id, kind=meta.kind) if meta is not None else None
         if plan.fits:
@@ -496,6 +560,7 @@ class ResultPipeline:
         if plan.blocks is not None:
             return self._render_blocks(plan, meta, ref, note, parts or {})
         ctx = self._context(plan, plan.budget, ref, note)
+        used_summary = False
         if plan.view is None or plan.prepared is None:  # bytes without a binary view
             assert isinstance(plan.payload, bytes)
             text = self._binary_notice(plan.payload, ctx)
@@ -506,7 +571,13 @@ class ResultPipeline:
             rendered.view.original_chars = len(plan.payload)
             rendered.view.total, rendered.view.unit = len(plan.payload), "bytes"
         else:
-            rendered, tokens = self._render_view(plan.view, plan.prepared, ctx)
+            prefix = _summary_prefix(summary)
+            suffix = _capped_note(meta)
+            rendered, tokens, used_summary = self._render_with_extras(
+                plan, ref, note, prefix=prefix, suffix=suffix
+            )
+        if summary is not None:
+            _record_summary(rendered.view, summary, shown=used_summary)
         view = rendered.view
         view.record_id = meta.record_id if meta else None
         view.stored = meta is not None
@@ -638,6 +709,19 @@ class ResultPipeline:
             content=rendering.content, view=view, passed_through=False, record=meta, reference=ref
         )
 
+    def _summary_input(self, plan: _Plan) -> str | None:
+        """The raw text to summarise, when a summary is configured and wanted for `plan`."""
+        if self.summarizer is None or plan.fits or plan.blocks is not None:
+            return None
+        if plan.prepared is None or plan.view is None or plan.policy.summarize is False:
+            return None
+        raw = plan.prepared.raw
+        if not isinstance(raw, str):
+            return None
+        if plan.policy.summarize is True:
+            return raw
+        return raw if self.summarizer.wants(raw=raw, kind=plan.view.kind) else None
+
     # ------------------------------------------------------------------ entry points
 
     def process(
@@ -670,7 +754,17 @@ class ResultPipeline:
         if plan is None:
             return None
         meta, note, parts = self._put(plan, principal or Principal(), tool_call_id)
-        return self._render(plan, meta, note, parts)
+        summary: SummaryOutcome | None = None
+        raw = self._summary_input(plan)
+        if raw is not None and self.summarizer is not None:
+            summary = self.summarizer.summarize(
+                raw,
+                budget_tokens=plan.budget.tokens,
+                tool_name=tool_name,
+                kind=plan.view.kind if plan.view else "text",
+                reference=_ref_of(meta),
+            )
+        return self._render(plan, meta, note, parts, summary)
 
     async def aprocess(
         self,
@@ -706,9 +800,66 @@ class ResultPipeline:
         if plan is None:
             return None
         meta, note, parts = await self._aput(plan, principal or Principal(), tool_call_id)
+        summary: SummaryOutcome | None = None
+        raw = self._summary_input(plan)
+        if raw is not None and self.summarizer is not None:
+            summary = await self.summarizer.asummarize(
+                raw,
+                budget_tokens=plan.budget.tokens,
+                tool_name=tool_name,
+                kind=plan.view.kind if plan.view else "text",
+                reference=_ref_of(meta),
+            )
         if heavy:
-            return await asyncio.to_thread(self._render, plan, meta, note, parts)
-        return self._render(plan, meta, note, parts)
+            return await asyncio.to_thread(self._render, plan, meta, note, parts, summary)
+        return self._render(plan, meta, note, parts, summary)
+
+
+def _ref_of(meta: RecordMeta | None) -> Reference | None:
+    return Reference(record_id=meta.record_id, kind=meta.kind) if meta is not None else None
+
+
+def _summary_prefix(summary: SummaryOutcome | None) -> str:
+    if summary is None:
+        return ""
+    if summary.text is not None:
+        return summary.text
+    return (
+        f"[Model-written summary unavailable ({summary.error}); showing the deterministic "
+        "view only.]"
+    )
+
+
+def _capped_note(meta: RecordMeta | None) -> str:
+    """What the model must know when the store kept only a head and a tail."""
+    if meta is None or not meta.capped:
+        return ""
+    unit = "byte" if meta.is_binary else "char"
+    start = meta.gap_start if meta.gap_start is not None else meta.size
+    end = meta.gap_end if meta.gap_end is not None else meta.original_size
+    reason = meta.cap_reason or "size cap"
+    return (
+        f"[Store note: because of the {reason}, the stored copy keeps only the first "
+        f"{plural(start, unit)} and the last {plural(meta.original_size - end, unit)}; "
+        f"{unit}s {start:,}-{end:,} of the original cannot be fetched.]"
+    )
+
+
+def _record_summary(view: ResultView, summary: SummaryOutcome, *, shown: bool) -> None:
+    view.summary["model_summary"] = {
+        "shown": shown,
+        "error": summary.error,
+        "calls": summary.calls,
+        "cached": summary.cached,
+        "chunks_total": summary.chunks_total,
+        "chunks_summarised": summary.chunks_summarised,
+        "citations": [list(c) for c in summary.citations],
+        "dropped_citations": summary.dropped_citations,
+        "clipped": summary.clipped,
+    }
+    if shown and summary.summary:
+        view.summary["model_summary_line"] = summary.line
+        view.observations.insert(0, f"Model-written summary (may be wrong): {summary.summary}")
 
 
 def _is_heavy(content: Any) -> bool:

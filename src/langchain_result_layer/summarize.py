@@ -349,18 +349,36 @@ class ResultSummarizer:
         if not text:
             return SummaryOutcome(text=None, calls=calls, error="the summariser returned nothing")
         cleaned, ranges, dropped = parse_citations(text, total_lines=raw_lines)
-        clipped_text, clipped = _clip(cleaned, cap, self.counter)
-        _, ranges, _ = parse_citations(clipped_text, total_lines=raw_lines)
-        block = render_summary(
-            clipped_text,
-            ranges=ranges,
-            reference=reference,
-            model_name=model_name,
-            chunks_total=chunks_total,
-            chunks_used=chunks_used,
-            dropped=dropped,
-            clipped=clipped,
-        )
+        # The whole block (label, fence, summary, cited references) stays within `cap`.
+        text_cap = cap
+        block, clipped_text, clipped = "", cleaned, False
+        for _ in range(8):
+            clipped_text, was_clipped = _clip(cleaned, max(8, text_cap), self.counter)
+            clipped = clipped or was_clipped
+            _, ranges, _ = parse_citations(clipped_text, total_lines=raw_lines)
+            block = ""
+            for max_refs in (4, 2, 0):
+                block = render_summary(
+                    clipped_text,
+                    ranges=ranges[:max_refs],
+                    reference=reference,
+                    model_name=model_name,
+                    chunks_total=chunks_total,
+                    chunks_used=chunks_used,
+                    dropped=dropped,
+                    clipped=clipped,
+                )
+                if self.counter.count(block) <= cap:
+                    break
+            over = self.counter.count(block) - cap
+            if over <= 0:
+                break
+            text_cap -= over + 8
+            clipped = True
+        if self.counter.count(block) > cap:
+            return SummaryOutcome(
+                text=None, calls=calls, error="the summary did not fit its token cap"
+            )
         return SummaryOutcome(
             text=block,
             summary=clipped_text,
@@ -567,11 +585,12 @@ def render_summary(
     lines = [head, fence.wrap(summary)]
     if reference is not None and ranges:
         seen: list[str] = []
-        for start, end in ranges[:6]:
+        for start, end in ranges:
             ref = str(reference.with_lines(start, end))
             if ref not in seen:
                 seen.append(ref)
-        lines.append("[Cited lines: " + ", ".join(seen) + "]")
+        if seen:
+            lines.append("[Cited lines: " + ", ".join(seen) + "]")
     return "\n".join(lines)
 
 
