@@ -333,8 +333,12 @@ def test_sniffing_reads_only_a_prefix_of_huge_inputs() -> None:
         ),
     ),
     tokens=st.integers(64, 600),
+    stored=st.booleans(),
+    is_error=st.booleans(),
 )
-def test_every_view_fits_any_budget(payload: object, tokens: int) -> None:
+def test_every_view_fits_any_budget(
+    payload: object, tokens: int, stored: bool, is_error: bool
+) -> None:
     for kind in BUILTIN_KINDS:
         view = get_view(kind)
         assert view is not None
@@ -342,7 +346,7 @@ def test_every_view_fits_any_budget(payload: object, tokens: int) -> None:
             prepared = view.prepare(payload)
         except (TypeError, ValueError):
             continue
-        ctx = make_ctx(kind, tokens=tokens, chars=tokens * 5)
+        ctx = make_ctx(kind, tokens=tokens, chars=tokens * 5, reference=stored, is_error=is_error)
         out = view.render(prepared, ctx)
         assert_fits(out.content, ctx)
         if str(out.content).startswith("[Tool result") and "<<<tool-output" in str(out.content):

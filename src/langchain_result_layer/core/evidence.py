@@ -523,6 +523,9 @@ _DETAIL_WORDS = (
     "incompatible",
     "conflict",
 )
+_PASSING_RESULT_RE = re.compile(
+    r"^\s*(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?![^\n]{0,40}\bFAIL)"
+)
 _EXIT_HINT_RE = re.compile(r"xit|Error \d|eturn|tatus|code|\brc\b", re.IGNORECASE)
 _HEAVY_PROBE = 600
 
@@ -548,6 +551,8 @@ def line_salience(line: str) -> float:
     probe = line[:_MAX_LINE_FOR_CONFIRM]
     if not _ANY_SIGNAL_RE.search(probe):
         return 0.0
+    if _PASSING_RESULT_RE.match(probe):
+        return 0.0  # a runner's SKIP/PASS/XFAIL line names a test, it reports no failure
     # The kind of a line shows in its first few hundred characters. Each pattern runs only
     # when one of its words is there (a substring test is far cheaper than the pattern).
     head = probe[:_HEAVY_PROBE]
