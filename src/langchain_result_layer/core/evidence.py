@@ -426,6 +426,7 @@ _ITEM_RE = re.compile(
     | \.\.\.\ *(?:FAIL|FAILED|ERROR)\s*$
     | ^\s*[✗✖×✘]\
     | ^\s*\d+\)\ \w
+    | ^_{3,}\ +\S.{0,300}?\ +_{3,}\s*$
     """,
     re.VERBOSE,
 )
@@ -466,7 +467,7 @@ _ANY_SIGNAL_RE = re.compile(
     r"|imed? ?out|imeout|BUILD|Build step|Finished:|##\[error|Tests? run|Tests? result"
     r"|[1-9]\d* (?:failed|errors?)"
     r"|^=+ |^\s*\d{1,5}[.)] |^\s*[✗✖×✘] |No space|ore dumped|Caused by|E\d{3}|^\s*E |rc\s*[:=]"
-    r"|tatus\s*[:=]|eturn|Return|Recipe|ctual|eceived"
+    r"|tatus\s*[:=]|eturn|Return|Recipe|ctual|eceived|^_{3,} "
 )
 # Lower-case words one of which each pattern needs (gates for `line_salience`).
 _STEP_WORDS = (
@@ -486,7 +487,7 @@ _STEP_WORDS = (
     "rc",
 )
 _SUMMARY_WORDS = ("test", "fail", "error", "===", "there w")
-_ITEM_WORDS = ("fail", "error", "✗", "✖", "×", "✘")
+_ITEM_WORDS = ("fail", "error", "✗", "✖", "×", "✘", "___ ")
 _STRONG_WORDS = (
     "error",
     "exception",

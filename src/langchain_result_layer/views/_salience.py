@@ -51,7 +51,7 @@ _MIDDLE_HITS = 400
 
 _AFTER_SPAN = 60
 _BEFORE_SPAN = 3
-_CONT_DECAY = 0.98
+_CONT_DECAY = 0.99
 _PLAIN_DECAY = 0.8
 _BEFORE_DECAY = 0.55
 _TAIL_FLOOR = 6.5
@@ -400,6 +400,11 @@ def analyse(
                 if plain_run > 3:
                     break
             if ln in own and own[ln] >= SALIENCE_ERROR:
+                if own[line_no] >= SALIENCE_SUMMARY > own[ln]:
+                    # The list under a summary header (`=== short test summary info ===`
+                    # then `FAILED ...` lines) is part of the summary.
+                    offer(ln, max(anchor.get(ln, 0.0), value), "error")
+                    continue
                 break  # the next anchor carries its own weight
             texts.setdefault(ln, nearby)
             offer(ln, value, "context")
