@@ -66,6 +66,8 @@ _PRE_VERDICT_FLOOR = 6.0
 _PRE_VERDICT_LINES = 15
 _PRE_VERDICT_DECAY = 0.88
 _HEADER_SPAN = 40
+_ITEM_RUN_GAP = 3
+_ITEM_RUN_STEP = 0.002
 _HEADER_SHARE = 0.7
 _RECENCY_MIN = 0.55
 _GROUP_DIGITS_RE = re.compile(r"\d+")
@@ -353,6 +355,19 @@ def analyse(
         anchor[line_no] = score
     result.patterns = len(seen)
     result.error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
+    # A list of failure entries is read from the top: every entry of a run gets the weight
+    # of the run's first entry, a little less the further down it is.
+    items = sorted(ln for ln, score in own.items() if score == SALIENCE_ITEM)
+    run: list[int] = []
+    for ln in [*items, None]:
+        if ln is not None and run and ln - run[-1] <= _ITEM_RUN_GAP:
+            run.append(ln)
+            continue
+        if len(run) > 1:
+            top = max(anchor[x] for x in run)
+            for k, x in enumerate(run):
+                anchor[x] = top * (1 - _ITEM_RUN_STEP * k)
+        run = [ln] if ln is not None else []
     if len(result.error_lines) > 1:
         # The last error, like the first, always gets its window when there is room.
         last = result.error_lines[-1]
@@ -391,7 +406,8 @@ def analyse(
                 value *= _PLAIN_DECAY
                 continue
             blank_run = 0
-            if is_continuation_line(nearby):
+            listed = ln in own and own[line_no] >= SALIENCE_SUMMARY > own[ln] >= SALIENCE_ERROR
+            if listed or is_continuation_line(nearby):
                 value *= _CONT_DECAY
                 plain_run = 0
             else:
@@ -399,12 +415,12 @@ def analyse(
                 plain_run += 1
                 if plain_run > 3:
                     break
+            if listed:
+                # The list under a summary header (`=== short test summary info ===` then
+                # `FAILED ...` lines) is part of the summary.
+                offer(ln, max(anchor.get(ln, 0.0), value), "error")
+                continue
             if ln in own and own[ln] >= SALIENCE_ERROR:
-                if own[line_no] >= SALIENCE_SUMMARY > own[ln]:
-                    # The list under a summary header (`=== short test summary info ===`
-                    # then `FAILED ...` lines) is part of the summary.
-                    offer(ln, max(anchor.get(ln, 0.0), value), "error")
-                    continue
                 break  # the next anchor carries its own weight
             texts.setdefault(ln, nearby)
             offer(ln, value, "context")
