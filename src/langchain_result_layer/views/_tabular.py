@@ -21,12 +21,11 @@ import io
 import json
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-from sqlalchemy.engine import Result
 
 from langchain_result_layer.core.jsonable import to_jsonable
 
@@ -73,8 +72,19 @@ class Table:
 # --------------------------------------------------------------------------- recognising
 
 
+def _sqlalchemy_result_type() -> type | None:
+    """`sqlalchemy.engine.Result`, if SQLAlchemy is loaded.
+
+    A Result cannot exist otherwise, so the views never import SQLAlchemy themselves.
+    """
+    module = sys.modules.get("sqlalchemy.engine")
+    result = getattr(module, "Result", None) if module is not None else None
+    return result if isinstance(result, type) else None
+
+
 def _is_sqlalchemy_result(obj: object) -> bool:
-    return isinstance(obj, Result)
+    result_type = _sqlalchemy_result_type()
+    return result_type is not None and isinstance(obj, result_type)
 
 
 def _row_mapping(obj: object) -> Mapping[str, Any] | None:
@@ -170,9 +180,10 @@ def table_from_payload(payload: object) -> Table | None:
         return _table_from_text(payload)
     if isinstance(payload, (bytes, bytearray)):
         return None
-    if isinstance(payload, Result):
-        names = [str(k) for k in payload.keys()]  # noqa: SIM118 - a Result, not a dict
-        return _tuples(payload.all(), names, "sqlalchemy")
+    if _is_sqlalchemy_result(payload):
+        result: Any = payload
+        names = [str(k) for k in result.keys()]  # noqa: SIM118 - a Result, not a dict
+        return _tuples(result.all(), names, "sqlalchemy")
     if _is_dataframe(payload):
         try:
             records = payload.to_dict(orient="records")  # type: ignore[attr-defined]
