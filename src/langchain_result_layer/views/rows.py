@@ -12,7 +12,8 @@ with its own next-page reference.
 Options (`ToolPolicy.view_options`):
 
 - `fields`: the fields to show (a whitelist; default every field);
-- `page_size`: the most rows on the first page (default 100);
+- `page_size`: the most rows on the first page (default 500; fewer when the budget is
+  smaller: the page is as many rows as fit);
 - `max_value_chars`: long values are clipped to this many characters (default 200);
 - `column_summaries`: `False` to leave the column summaries out.
 
@@ -93,7 +94,7 @@ class RowsOptions:
     fields: tuple[str, ...] | None = None
     """Fields to show (`None`: all)."""
 
-    page_size: int = 100
+    page_size: int = 500
     """Most rows on the first page."""
 
     max_value_chars: int = 200
@@ -118,7 +119,7 @@ class RowsOptions:
             fields = (raw_fields,)
         elif isinstance(raw_fields, (list, tuple)) and raw_fields:
             fields = tuple(str(f) for f in raw_fields)
-        page_size = _positive_int(options.get("page_size"), 100)
+        page_size = _positive_int(options.get("page_size"), 500)
         max_chars = max(8, _positive_int(options.get("max_value_chars"), 200))
         summaries = options.get("column_summaries", True) is not False
         return cls(
