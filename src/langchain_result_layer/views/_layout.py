@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_result_layer.core.budget import Budget
-from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.tokens import TokenCounter
@@ -42,7 +41,6 @@ __all__ = [
     "Layout",
     "Section",
     "clip",
-    "display_line",
     "fits",
     "footer_text",
     "header_text",
@@ -103,10 +101,6 @@ class Layout:
         if self.footer:
             pieces.append(self.footer)
         return "\n".join(pieces)
-
-    def data_parts(self) -> list[str]:
-        """Every data line (for choosing a nonce they do not contain)."""
-        return [line for section in self.sections for line in section.lines]
 
 
 def new_fence(*parts: Iterable[str] | str) -> Fence:
@@ -228,22 +222,6 @@ def clip(text: str, limit: int) -> tuple[str, bool]:
     if "\ud800" <= text[cut - 1] <= "\udbff":
         cut -= 1
     return text[:cut] + ELLIPSIS, True
-
-
-def display_line(line: str, limit: int | None = None) -> tuple[str, bool]:
-    r"""One raw line as the model sees it: cleaned, without its line ending, maybe clipped.
-
-    Args:
-        line: A raw line (may end with `\r`).
-        limit: Maximum characters (`None`: no limit).
-
-    Returns:
-        The display text and whether it was clipped.
-    """
-    text = clean_for_display(line.rstrip("\r\n")).rstrip("\r")
-    if limit is not None:
-        return clip(text, limit)
-    return text, False
 
 
 def human_size(n: int, unit: str = "char") -> str:

@@ -409,7 +409,7 @@ class JsonView(ResultViewBuilder):
 
     def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
         s = view.summary
-        facts = [human_size(utf8_length_from(view), "byte"), f"root {s['root_type']}"]
+        facts = [human_size(int(view.original_bytes), "byte"), f"root {s['root_type']}"]
         if s.get("root_keys") is not None:
             facts.append(plural(int(s["root_keys"]), "key"))
         if s.get("root_length") is not None:
@@ -521,15 +521,3 @@ class JsonView(ResultViewBuilder):
         for item in sub_data.items:
             item["path"] = prefix + item["path"][1:]
         return self.render(sub, ctx)
-
-
-def utf8_length_from(view: ResultView) -> int:
-    """Bytes of the original, from a view record.
-
-    Args:
-        view: The view.
-
-    Returns:
-        `original_bytes`.
-    """
-    return int(view.original_bytes)

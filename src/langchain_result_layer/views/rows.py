@@ -715,7 +715,7 @@ def _observations(stats: Sequence[ColumnStats], total: int) -> list[str]:
             notes.append(f"{_label(s.name)} may be a key: every row has a different value.")
             break
     for s in stats:
-        if s.top and non_null_share(s) >= 0.5 and 1 < s.distinct <= 10 and total >= 20:
+        if s.top and _non_null_share(s) >= 0.5 and 1 < s.distinct <= 10 and total >= 20:
             top_value, top_count = s.top[0]
             share = top_count / max(1, s.count - s.nulls)
             notes.append(
@@ -726,7 +726,7 @@ def _observations(stats: Sequence[ColumnStats], total: int) -> list[str]:
     return [clean_for_display(n) for n in notes]
 
 
-def non_null_share(stats: ColumnStats) -> float:
+def _non_null_share(stats: ColumnStats) -> float:
     """Share of rows where the column has a value.
 
     Args:
