@@ -189,6 +189,12 @@ class SQLQueryResult:
         rows: Rows as JSON-ready dicts (in column order).
         truncated: Whether more rows existed than were fetched.
         elapsed_ms: Time to run the query and fetch the rows.
+
+    Example:
+        ```python
+        result = ReadOnlySQLDatabase("sqlite:///chinook.sqlite").run("SELECT 1 AS one")
+        assert result.rows == [{"one": 1}]
+        ```
     """
 
     columns: list[str]

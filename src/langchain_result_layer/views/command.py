@@ -119,6 +119,12 @@ def render_line_evidence(
 
     Returns:
         The text and its view, or `None` when not even the facts fit.
+
+    Example:
+        ```python
+        fitted = render_line_evidence(analysis=analyse(raw), ctx=ctx, build_view=build,
+                                      compose=compose, extra_parts=[], reserve_tokens=180)
+        ```
     """
     ranked = analysis.ranked()[:_MAX_RANKED]
     sample = "\n".join((analysis.text(ln) or "") for ln in ranked[:60])
@@ -351,6 +357,12 @@ def finish_line_layout(
 
     Returns:
         The layout.
+
+    Example:
+        ```python
+        layout = finish_line_layout(header, window_sections(view.items, fence), view, ctx)
+        text = layout.render(fence)
+        ```
     """
     if view.observations:
         sections.append(

@@ -105,6 +105,11 @@ class OutlineEntry:
         start_line: First line (1-based).
         end_line: Last line (inclusive), when known.
         depth: Nesting depth (heading level - 1 for documents).
+
+    Example:
+        ```python
+        OutlineEntry(kind="class", name="Parser", start_line=10, end_line=80, depth=0)
+        ```
     """
 
     kind: str

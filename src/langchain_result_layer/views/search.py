@@ -83,6 +83,11 @@ class Hit:
         path: The file.
         line: Line in the file (`None` for path-only results).
         text: The hit line exactly as the tool printed it.
+
+    Example:
+        ```python
+        Hit(index=1, path="src/a.py", line=3, text="src/a.py:3:import os")
+        ```
     """
 
     index: int
@@ -93,7 +98,7 @@ class Hit:
 
 @dataclass(slots=True)
 class SearchHits:
-    """Hits recognised in a search output.
+    r"""Hits recognised in a search output.
 
     Attributes:
         hits: Hits in output order.
@@ -102,6 +107,12 @@ class SearchHits:
         headers: Output lines that state counts (`Found 12 matches ...`).
         context_lines: Context lines (not hits).
         stated_counts: Per-file counts the tool stated itself.
+
+    Example:
+        ```python
+        hits = parse_hits("a.py:1:x\nb.py:2:y\n")
+        assert len(hits.hits) == 2
+        ```
     """
 
     hits: list[Hit] = field(default_factory=list)
