@@ -298,3 +298,24 @@ def test_delimited_text_is_shown_in_its_own_delimiter() -> None:
     out = VIEW.render(VIEW.prepare(pipe), ctx)
     assert "\n0|x0\n" in str(out.content)
     assert "separated by '|'" in str(out.content)
+
+
+def test_a_page_read_cut_inside_a_row_shows_the_whole_rows_before_it() -> None:
+    rows = [{"i": i, "text": "x" * 50} for i in range(100)]
+    raw = VIEW.prepare(rows).raw
+    assert isinstance(raw, str)
+    data = _lines(raw, 1, 100)[:1_000]  # a size cap cut the read inside row 15
+    ref = Reference(record_id=RID, kind="rows", page=1, page_size=100)
+    out = VIEW.render_slice(
+        data,
+        reference=ref,
+        slice_start_line=1,
+        slice_offset=0,
+        record_size=len(raw),
+        record_lines=100,
+        ctx=make_ctx("rows"),
+    )
+    assert out is not None
+    shown = out.view.shown
+    assert 0 < shown < 100
+    assert Reference.parse(out.view.references["next"]).start_line == shown + 1

@@ -548,6 +548,10 @@ class RowsView(ResultViewBuilder):
         if not isinstance(data, str) or slice_start_line is None:
             return None
         rows = rows_from_jsonl(data)
+        if rows is None and not data.endswith("\n") and "\n" in data:
+            # A read capped by size ends inside a row: show the whole rows before it (the
+            # next reference starts at the cut row).
+            rows = rows_from_jsonl(data[: data.rindex("\n") + 1])
         if rows is None:
             return None
         options = RowsOptions.from_mapping(ctx.options)
