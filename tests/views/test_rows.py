@@ -318,4 +318,6 @@ def test_a_page_read_cut_inside_a_row_shows_the_whole_rows_before_it() -> None:
     assert out is not None
     shown = out.view.shown
     assert 0 < shown < 100
-    assert Reference.parse(out.view.references["next"]).start_line == shown + 1
+    nxt = Reference.parse(out.view.references["next"])
+    request = VIEW.slice_for(nxt, line_count=100)
+    assert request.start_line == shown + 1  # the next reference resumes at the cut row
