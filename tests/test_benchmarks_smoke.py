@@ -1,0 +1,19 @@
+"""The benchmark suite runs end to end (quick mode) so it cannot rot; no timing assertions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks.__main__ import SUITE, available, main
+
+
+def test_every_benchmark_runs_quickly_and_writes_json(tmp_path: Path) -> None:
+    names = available()
+    assert set(names) == set(SUITE), "a benchmark module listed in the suite is missing"
+    assert main(["all", "--quick", "--out", str(tmp_path)]) == 0
+    for name in names:
+        data = json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8"))
+        assert data["name"] == name
+        assert data["tables"], f"{name} produced no table"
+        assert all(table["rows"] for table in data["tables"]), f"{name} has an empty table"
