@@ -445,13 +445,18 @@ class ResultSummarizer:
 
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         try:
-            pieces, calls = pool.submit(work).result(timeout=self.settings.timeout_seconds)
-        except concurrent.futures.TimeoutError:
-            return SummaryOutcome(
-                text=None, error=f"timed out after {self.settings.timeout_seconds:g} s"
-            )
-        except Exception as exc:
-            return SummaryOutcome(text=None, error=f"{type(exc).__name__}: {str(exc)[:200]}")
+            future = pool.submit(work)
+            done, _ = concurrent.futures.wait([future], timeout=self.settings.timeout_seconds)
+            if not done:
+                return SummaryOutcome(
+                    text=None, error=f"timed out after {self.settings.timeout_seconds:g} s"
+                )
+            error = future.exception()
+            if error is not None:
+                return SummaryOutcome(
+                    text=None, error=f"{type(error).__name__}: {str(error)[:200]}"
+                )
+            pieces, calls = future.result()
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         outcome = self._finish(
@@ -513,14 +518,17 @@ class ResultSummarizer:
                 return [_message_text(reduced)], len(parts) + 1
             return parts, len(parts)
 
-        try:
-            pieces, calls = await asyncio.wait_for(work(), timeout=self.settings.timeout_seconds)
-        except asyncio.TimeoutError:
+        task = asyncio.ensure_future(work())
+        done, _ = await asyncio.wait([task], timeout=self.settings.timeout_seconds)
+        if not done:
+            task.cancel()
             return SummaryOutcome(
                 text=None, error=f"timed out after {self.settings.timeout_seconds:g} s"
             )
-        except Exception as exc:
-            return SummaryOutcome(text=None, error=f"{type(exc).__name__}: {str(exc)[:200]}")
+        error = task.exception()
+        if error is not None:
+            return SummaryOutcome(text=None, error=f"{type(error).__name__}: {str(error)[:200]}")
+        pieces, calls = task.result()
         outcome = self._finish(
             pieces,
             raw_lines=raw_lines,

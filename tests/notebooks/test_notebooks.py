@@ -89,6 +89,11 @@ CHECKS: dict[str, dict[str, str]] = {
         "purged": "purged",
         "denied": "audit_denied",
         "quota": "[[v.stored, v.store_error is not None] for v in quota_views]",
+        "summary": "[summary_view.summary['model_summary']['shown'], "
+        "summary_view.shown_tokens <= summary_view.budget_tokens, "
+        "str(summarized.content).startswith('[Model-written summary by'), "
+        "cited_fetch.status, "
+        "str(fallback.content).startswith('[Model-written summary unavailable')]",
     },
 }
 
@@ -242,6 +247,7 @@ def test_production_setup(executed: Callable[[str], ExecutedNotebook]) -> None:
         assert c["denied"][backend] >= 4, backend
     assert c["quota"][0] == [True, False]
     assert c["quota"][-1] == [False, True], "the last result must exceed the tenant quota"
+    assert c["summary"] == [True, True, True, "success", True], c["summary"]
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)

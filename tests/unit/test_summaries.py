@@ -242,3 +242,23 @@ def test_settings_validation() -> None:
         SummarySettings(max_calls=0)
     with pytest.raises(ValueError, match="max_share"):
         SummarySettings(max_share=0.95)
+
+
+def test_a_model_raising_timeout_error_is_reported_as_its_own_error() -> None:
+    def raises(messages: list[BaseMessage], index: int) -> str:
+        raise TimeoutError("upstream gateway timeout")
+
+    layer = make_layer(ScriptedChatModel(script=raises), timeout_seconds=30)
+    msg = process(layer)
+    assert "TimeoutError: upstream gateway timeout" in str(msg.content)
+
+
+async def test_async_model_errors_are_reported() -> None:
+    def raises(messages: list[BaseMessage], index: int) -> str:
+        raise ValueError("bad request")
+
+    layer = make_layer(ScriptedChatModel(script=raises))
+    msg = await layer.aprocess_tool_message(
+        ToolMessage(DOC, tool_call_id="c1", name="read_doc", id="t1")
+    )
+    assert "ValueError: bad request" in str(msg.content)
