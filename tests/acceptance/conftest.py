@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.tools import BaseTool
 
@@ -46,9 +52,7 @@ def read_raw(path: Path) -> str:
 @pytest.fixture(scope="session")
 def travis_log(corpus: Path) -> str:
     """A real failed Maven build log (Travis CI: CRLF, ANSI colours, 146 kB)."""
-    return read_raw(
-        corpus / "logchunks/logs/Java/square@retrofit/failed/403602199.log"
-    )
+    return read_raw(corpus / "logchunks/logs/Java/square@retrofit/failed/403602199.log")
 
 
 @pytest.fixture(scope="session")
@@ -132,9 +136,7 @@ def calls_in(message: BaseMessage) -> list[str]:
 _FETCH_IDS = iter(range(10**9))
 
 
-def fetch(
-    layer: ResultLayer, config: dict[str, Any] | None = None, **args: Any
-) -> ToolMessage:
+def fetch(layer: ResultLayer, config: dict[str, Any] | None = None, **args: Any) -> ToolMessage:
     """Call the fetch tool the way `ToolNode` does (a `ToolCall`), return its `ToolMessage`."""
     call = {"type": "tool_call", "id": f"fetch_{next(_FETCH_IDS)}", "name": FETCH, "args": args}
     out = layer.fetch_tool.invoke(call, config)

@@ -92,7 +92,8 @@ def test_read_more_call_starts_at_the_first_omitted_line(travis_log: str) -> Non
     layer = small_layer()
     msg = process(layer, travis_log)
     view = ResultLayer.view_of(msg)
-    assert view is not None and view.omitted
+    assert view is not None
+    assert view.omitted
     ref = Reference.parse(calls_in(msg)[-1])
     omitted_starts = {r.start_line + int(r.partial_start) for r in view.omitted}
     assert ref.start_line in omitted_starts
@@ -128,7 +129,9 @@ def char_spans(pages: list[ToolMessage]) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("kind", ["command", "log", "file", "search", "tests"])
-def test_next_from_all_reads_everything_exactly_once(real_outputs: dict[str, Any], kind: str) -> None:
+def test_next_from_all_reads_everything_exactly_once(
+    real_outputs: dict[str, Any], kind: str
+) -> None:
     raw = real_outputs[kind]
     layer = small_layer(max_result_tokens=2_000)
     view = ResultLayer.view_of(process(layer, raw))
@@ -176,8 +179,8 @@ def test_later_pages_use_the_budget(travis_log: str) -> None:
 
 def _row_ids(text: str) -> list[int]:
     ids = []
-    for line in fenced_body(text).split("\n"):
-        line = line.strip()
+    for raw_line in fenced_body(text).split("\n"):
+        line = raw_line.strip()
         if line.startswith("[") and not line.startswith('["'):
             try:
                 row = json.loads(line)
@@ -226,7 +229,8 @@ def test_json_path_fetch_of_a_moderate_result() -> None:
     layer = small_layer()
     msg = process(layer, _json_records(1_000))
     view = ResultLayer.view_of(msg)
-    assert view is not None and view.kind == "json"
+    assert view is not None
+    assert view.kind == "json"
     out = fetch(layer, ADA, ref=view.references["next"])
     assert out.status == "success"
     assert '"id": 3' in out.content
@@ -243,7 +247,8 @@ def test_json_path_fetch_of_a_large_result() -> None:
     assert len(raw) > 400_000
     layer = small_layer()
     view = ResultLayer.view_of(process(layer, raw))
-    assert view is not None and view.kind == "json"
+    assert view is not None
+    assert view.kind == "json"
     out = fetch(layer, ADA, ref=view.references["next"])
     assert out.status == "success"
     assert '"id": 3' in out.content
@@ -288,7 +293,8 @@ def test_json_view_states_what_it_left_out() -> None:
     layer = small_layer()
     msg = process(layer, raw)
     view = ResultLayer.view_of(msg)
-    assert view is not None and view.truncated
+    assert view is not None
+    assert view.truncated
     assert view.omitted_chars >= len(raw) - view.shown_chars * 2
     assert re.search(r"Omitted[^\]]*[\d,]{3,}", msg.content), msg.content[-300:]
 
@@ -296,11 +302,12 @@ def test_json_view_states_what_it_left_out() -> None:
 # --------------------------------------------------------------------------- mangled references
 
 
-@pytest.fixture()
+@pytest.fixture
 def stored(travis_log: str) -> tuple[ResultLayer, str, str]:
     layer = small_layer()
     view = ResultLayer.view_of(process(layer, travis_log))
-    assert view is not None and view.record_id
+    assert view is not None
+    assert view.record_id
     return layer, view.references["next"], view.record_id
 
 
@@ -377,15 +384,20 @@ def test_range_arguments_and_their_errors(stored: tuple[ResultLayer, str, str]) 
     layer, _, rid = stored
     base = f"ref://tool-result/{rid}/command"
     ok = fetch(layer, ADA, ref=base, start_line=10, end_line=20)
-    assert ok.status == "success" and "lines 10-20 of 2,280" in ok.content
+    assert ok.status == "success"
+    assert "lines 10-20 of 2,280" in ok.content
     two = fetch(layer, ADA, ref=base, page=2, start_line=3)
-    assert two.status == "error" and "one range form" in two.content
+    assert two.status == "error"
+    assert "one range form" in two.content
     backwards = fetch(layer, ADA, ref=base, start_line=50, end_line=10)
-    assert backwards.status == "error" and "before start_line" in backwards.content
+    assert backwards.status == "error"
+    assert "before start_line" in backwards.content
     zero = fetch(layer, ADA, ref=base, page=0)
-    assert zero.status == "error" and "page >= 1" in zero.content
+    assert zero.status == "error"
+    assert "page >= 1" in zero.content
     unknown = fetch(layer, ADA, ref=base, lines="1-10")
-    assert unknown.status == "error" and "Invalid arguments" in unknown.content
+    assert unknown.status == "error"
+    assert "Invalid arguments" in unknown.content
     beyond = fetch(layer, ADA, ref=base, start_line=999_999)
     assert "only 2,280 lines" in beyond.content
 
@@ -461,7 +473,8 @@ def test_without_a_store_the_view_promises_nothing(travis_log: str) -> None:
     assert not calls_in(msg)
     assert "not saved" in msg.content
     out = fetch(layer, ADA, ref="ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text")
-    assert out.status == "error" and "no result store" in out.content
+    assert out.status == "error"
+    assert "no result store" in out.content
 
 
 def test_policy_kind_is_used_in_the_reference(corpus: Path) -> None:
