@@ -205,8 +205,15 @@ def _largest_fitting(
     return good, good_text
 
 
-def _range_phrase(frame: _Frame, lo: int, hi: int, first_line: int | None, last_line: int | None,
-                  *, lines_partial: bool) -> str:
+def _range_phrase(
+    frame: _Frame,
+    lo: int,
+    hi: int,
+    first_line: int | None,
+    last_line: int | None,
+    *,
+    lines_partial: bool,
+) -> str:
     unit = "bytes" if frame.binary else "chars"
     chars = f"{unit} {lo:,}-{hi:,} of {frame.record_size:,} (end-exclusive)"
     if first_line is None or last_line is None or last_line < first_line:
@@ -283,8 +290,14 @@ def _view(
     omitted: list[OmittedRange] = []
     if truncated and req_hi is not None and req_hi > hi and last_line is not None:
         omitted.append(
-            OmittedRange(start_line=max(1, last_line), end_line=max(1, last_line), start_char=hi,
-                         end_char=req_hi, lines=0, partial_start=True)
+            OmittedRange(
+                start_line=max(1, last_line),
+                end_line=max(1, last_line),
+                start_char=hi,
+                end_char=req_hi,
+                lines=0,
+                partial_start=True,
+            )
         )
     return ResultView(
         kind=frame.kind,
@@ -367,12 +380,18 @@ def render_text_slice(
     binary = isinstance(data, (bytes, bytearray))
     offset_mode = reference.offset is not None or reference.limit is not None
     frame = _Frame(
-        ctx=ctx, reference=reference, base=base, kind=kind, record_size=record_size,
-        record_lines=record_lines, binary=binary,
+        ctx=ctx,
+        reference=reference,
+        base=base,
+        kind=kind,
+        record_size=record_size,
+        record_lines=record_lines,
+        binary=binary,
         unit="bytes" if binary else ("chars" if offset_mode else "lines"),
     )
-    request = requested_range(reference, kind=kind, record_lines=record_lines,
-                              record_size=record_size)
+    request = requested_range(
+        reference, kind=kind, record_lines=record_lines, record_size=record_size
+    )
     if isinstance(data, (bytes, bytearray)):
         return _render_binary(frame, bytes(data), slice_offset, request)
     if offset_mode or request.offset is not None:
@@ -384,8 +403,10 @@ def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
     ctx = frame.ctx
     fence = Fence.for_content("")
     if request.start_line is not None and request.start_line > frame.record_lines:
-        what = (f"nothing: the result has only {plural(frame.record_lines, 'line')}"
-                f" ({frame.record_size:,} chars)")
+        what = (
+            f"nothing: the result has only {plural(frame.record_lines, 'line')}"
+            f" ({frame.record_size:,} chars)"
+        )
     elif slice_offset >= frame.record_size:
         what = f"nothing: the result ends at offset {frame.record_size:,}"
     else:
@@ -393,9 +414,20 @@ def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
     text = _compose(frame, fence, "", what, "Empty slice.", None)
     if not _fits(text, ctx.budget, ctx):
         text = _minimal(frame, None, ctx.budget)
-    view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=None, req_hi=None,
-                 shown_units=0, first_line=None, last_line=None, nxt=None, truncated=False,
-                 replaced=0)
+    view = _view(
+        frame,
+        text,
+        lo=slice_offset,
+        hi=slice_offset,
+        req_lo=None,
+        req_hi=None,
+        shown_units=0,
+        first_line=None,
+        last_line=None,
+        nxt=None,
+        truncated=False,
+        replaced=0,
+    )
     return Rendered(content=text, view=view)
 
 
@@ -406,8 +438,10 @@ def _unsafe_in(text: str, total: int) -> int:
 def _replaced_remark(replaced: int) -> str:
     if not replaced:
         return ""
-    return (f" {plural(replaced, 'character')} that cannot be sent as text "
-            "(controls, broken surrogates) are shown as symbols, one for one.")
+    return (
+        f" {plural(replaced, 'character')} that cannot be sent as text "
+        "(controls, broken surrogates) are shown as symbols, one for one."
+    )
 
 
 def _render_lines(
@@ -440,9 +474,11 @@ def _render_lines(
         else:
             nxt = frame.base.with_lines(shown_end + 1, req_end)
             asked = plural(req_end - first_line + 1, "line")
-            remark = (f"Shown: {plural(k, 'line')} of the {asked} asked for"
-                      f" (lines {first_line:,}-{req_end:,}); the rest did not fit in "
-                      f"{budget.tokens:,} tokens.")
+            remark = (
+                f"Shown: {plural(k, 'line')} of the {asked} asked for"
+                f" (lines {first_line:,}-{req_end:,}); the rest did not fit in "
+                f"{budget.tokens:,} tokens."
+            )
         note = _replaced_remark(_unsafe_in(data[: prefix[k]], replaced))
         return shown, remark + note, nxt, not all_shown
 
@@ -453,17 +489,32 @@ def _render_lines(
     k, text = _largest_fitting(len(complete), render, budget, ctx, lambda k: prefix[k] + 400)
     if k > 0 and text is not None:
         _, _, nxt, truncated = parts(k)
-        view = _view(frame, text, lo=slice_offset, hi=slice_offset + prefix[k],
-                     req_lo=slice_offset, req_hi=None, shown_units=k, first_line=first_line,
-                     last_line=first_line + k - 1, nxt=nxt, truncated=truncated,
-                     replaced=replaced)
+        view = _view(
+            frame,
+            text,
+            lo=slice_offset,
+            hi=slice_offset + prefix[k],
+            req_lo=slice_offset,
+            req_hi=None,
+            shown_units=k,
+            first_line=first_line,
+            last_line=first_line + k - 1,
+            nxt=nxt,
+            truncated=truncated,
+            replaced=replaced,
+        )
         return Rendered(content=text, view=view)
     # Not one whole line fits: show the start of the first line, by characters.
     return _render_partial_line(frame, data, display, fence, slice_offset, first_line, replaced)
 
 
 def _render_partial_line(  # noqa: PLR0917
-    frame: _Frame, data: str, display: str, fence: Fence, slice_offset: int, first_line: int,
+    frame: _Frame,
+    data: str,
+    display: str,
+    fence: Fence,
+    slice_offset: int,
+    first_line: int,
     replaced: int,
 ) -> Rendered:
     ctx, budget = frame.ctx, frame.ctx.budget
@@ -475,10 +526,13 @@ def _render_partial_line(  # noqa: PLR0917
 
     def parts(m: int) -> tuple[str, str, Reference]:
         m = cut(m)
-        shown = _range_phrase(frame, slice_offset, slice_offset + m, first_line, first_line,
-                              lines_partial=True)
-        remark = (f"Line {first_line:,} is longer than the budget: shown its first "
-                  f"{plural(m, 'char')} from offset {slice_offset:,}.")
+        shown = _range_phrase(
+            frame, slice_offset, slice_offset + m, first_line, first_line, lines_partial=True
+        )
+        remark = (
+            f"Line {first_line:,} is longer than the budget: shown its first "
+            f"{plural(m, 'char')} from offset {slice_offset:,}."
+        )
         nxt = frame.base.with_chars(slice_offset + m, m)
         return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt
 
@@ -490,15 +544,37 @@ def _render_partial_line(  # noqa: PLR0917
     if m == 0 or text is None:
         nxt = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
         text = _minimal(frame, nxt, budget)
-        view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=slice_offset,
-                     req_hi=None, shown_units=0, first_line=first_line, last_line=first_line,
-                     nxt=nxt, truncated=True, replaced=replaced)
+        view = _view(
+            frame,
+            text,
+            lo=slice_offset,
+            hi=slice_offset,
+            req_lo=slice_offset,
+            req_hi=None,
+            shown_units=0,
+            first_line=first_line,
+            last_line=first_line,
+            nxt=nxt,
+            truncated=True,
+            replaced=replaced,
+        )
         return Rendered(content=text, view=view)
     m_cut = cut(m)
     _, _, nxt = parts(m)
-    view = _view(frame, text, lo=slice_offset, hi=slice_offset + m_cut, req_lo=slice_offset,
-                 req_hi=None, shown_units=0, first_line=first_line, last_line=first_line,
-                 nxt=nxt, truncated=True, replaced=replaced)
+    view = _view(
+        frame,
+        text,
+        lo=slice_offset,
+        hi=slice_offset + m_cut,
+        req_lo=slice_offset,
+        req_hi=None,
+        shown_units=0,
+        first_line=first_line,
+        last_line=first_line,
+        nxt=nxt,
+        truncated=True,
+        replaced=replaced,
+    )
     return Rendered(content=text, view=view)
 
 
@@ -507,7 +583,10 @@ def _last_line(first: int | None, data: str, m: int) -> int | None:
 
 
 def _render_chars(
-    frame: _Frame, data: str, slice_offset: int, slice_start_line: int | None,
+    frame: _Frame,
+    data: str,
+    slice_offset: int,
+    slice_start_line: int | None,
     request: SliceRequest,
 ) -> Rendered:
     ctx, budget = frame.ctx, frame.ctx.budget
@@ -527,16 +606,19 @@ def _render_chars(
         m = cut(m)
         hi = slice_offset + m
         last_line = _last_line(slice_start_line, data, m)
-        shown = _range_phrase(frame, slice_offset, hi, slice_start_line, last_line,
-                              lines_partial=True)
+        shown = _range_phrase(
+            frame, slice_offset, hi, slice_start_line, last_line, lines_partial=True
+        )
         if hi >= req_hi:
             nxt = None if hi >= frame.record_size else frame.base.with_chars(hi, span)
             remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
             return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt, False
         nxt = frame.base.with_chars(hi, req_hi - hi)
         asked = plural(req_hi - slice_offset, "char")
-        remark = (f"Shown: {plural(m, 'char')} of the {asked} asked "
-                  f"for; the rest did not fit in {budget.tokens:,} tokens.")
+        remark = (
+            f"Shown: {plural(m, 'char')} of the {asked} asked "
+            f"for; the rest did not fit in {budget.tokens:,} tokens."
+        )
         return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt, True
 
     def render(m: int) -> str:
@@ -547,16 +629,38 @@ def _render_chars(
     if m == 0 or text is None:
         retry = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
         text = _minimal(frame, retry, budget)
-        view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=req_lo, req_hi=req_hi,
-                     shown_units=0, first_line=slice_start_line, last_line=slice_start_line,
-                     nxt=retry, truncated=True, replaced=replaced)
+        view = _view(
+            frame,
+            text,
+            lo=slice_offset,
+            hi=slice_offset,
+            req_lo=req_lo,
+            req_hi=req_hi,
+            shown_units=0,
+            first_line=slice_start_line,
+            last_line=slice_start_line,
+            nxt=retry,
+            truncated=True,
+            replaced=replaced,
+        )
         return Rendered(content=text, view=view)
     m_cut = cut(m)
     _, _, nxt, truncated = parts(m)
     last_line = _last_line(slice_start_line, data, m_cut)
-    view = _view(frame, text, lo=slice_offset, hi=slice_offset + m_cut, req_lo=req_lo,
-                 req_hi=req_hi, shown_units=m_cut, first_line=slice_start_line,
-                 last_line=last_line, nxt=nxt, truncated=truncated, replaced=replaced)
+    view = _view(
+        frame,
+        text,
+        lo=slice_offset,
+        hi=slice_offset + m_cut,
+        req_lo=req_lo,
+        req_hi=req_hi,
+        shown_units=m_cut,
+        first_line=slice_start_line,
+        last_line=last_line,
+        nxt=nxt,
+        truncated=truncated,
+        replaced=replaced,
+    )
     return Rendered(content=text, view=view)
 
 
@@ -585,8 +689,10 @@ def _render_binary(
             remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
             return shown, remark, nxt, False
         nxt = frame.base.with_chars(hi, req_hi - hi)
-        remark = (f"Shown: {plural(n, 'byte')} of the {plural(req_hi - slice_offset, 'byte')} "
-                  f"asked for; the rest did not fit in {budget.tokens:,} tokens.")
+        remark = (
+            f"Shown: {plural(n, 'byte')} of the {plural(req_hi - slice_offset, 'byte')} "
+            f"asked for; the rest did not fit in {budget.tokens:,} tokens."
+        )
         return shown, remark, nxt, True
 
     def render(r: int) -> str:
@@ -598,13 +704,35 @@ def _render_binary(
     if r == 0 or text is None:
         retry = frame.base.with_chars(slice_offset, _HEX_WIDTH * 4)
         text = _minimal(frame, retry, budget)
-        view = _view(frame, text, lo=slice_offset, hi=slice_offset, req_lo=slice_offset,
-                     req_hi=req_hi, shown_units=0, first_line=None, last_line=None, nxt=retry,
-                     truncated=True, replaced=0)
+        view = _view(
+            frame,
+            text,
+            lo=slice_offset,
+            hi=slice_offset,
+            req_lo=slice_offset,
+            req_hi=req_hi,
+            shown_units=0,
+            first_line=None,
+            last_line=None,
+            nxt=retry,
+            truncated=True,
+            replaced=0,
+        )
         return Rendered(content=text, view=view)
     _, _, nxt, truncated = parts(r)
     n = min(len(data), r * _HEX_WIDTH)
-    view = _view(frame, text, lo=slice_offset, hi=slice_offset + n, req_lo=slice_offset,
-                 req_hi=req_hi, shown_units=n, first_line=None, last_line=None, nxt=nxt,
-                 truncated=truncated, replaced=0)
+    view = _view(
+        frame,
+        text,
+        lo=slice_offset,
+        hi=slice_offset + n,
+        req_lo=slice_offset,
+        req_hi=req_hi,
+        shown_units=n,
+        first_line=None,
+        last_line=None,
+        nxt=nxt,
+        truncated=truncated,
+        replaced=0,
+    )
     return Rendered(content=text, view=view)
