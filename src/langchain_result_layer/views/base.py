@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol, TypeAlias
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
@@ -42,9 +42,14 @@ from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
 
 __all__ = [
+    "DEFAULT_MAX_READ_CHARS",
+    "FetchSliceError",
+    "FetchSteps",
     "Prepared",
+    "RecordInfo",
     "Rendered",
     "ResultViewBuilder",
+    "SliceRead",
     "SliceRequest",
     "ViewContext",
     "budget_with",
@@ -89,7 +94,7 @@ class ViewContext:
 
 @dataclass(slots=True)
 class Prepared:
-    """A tool output made ready for storing and rendering.
+    r"""A tool output made ready for storing and rendering.
 
     Attributes:
         raw: The exact form to store (`str`, or `bytes` for binary results). Reading every
@@ -151,6 +156,105 @@ class SliceRequest:
     end_line: int | None = None
     offset: int | None = None
     limit: int | None = None
+    max_size: int | None = None
+    """Most characters (bytes) to read: the reader stops there and marks the read incomplete
+    (`None`: up to `RecordInfo.max_read`). A request with no range reads the whole record."""
+
+
+DEFAULT_MAX_READ_CHARS = 64 * 1024 * 1024
+"""Most characters (bytes) one fetch reads from the store at once (64 MiB).
+
+Fetches that need a whole record (a `?path=` of a JSON result, a page of rows whose rows may
+span lines) read at most this much; a larger record is refused with a message that says how
+to read it in parts instead. Records are capped by the store anyway (256 MiB by default)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordInfo:
+    """What a fetch knows about a stored record before it reads it.
+
+    Attributes:
+        record_id: The record's id.
+        kind: The view kind that stored it.
+        size: Characters (bytes when binary) of the original result.
+        lines: Lines of the original result.
+        binary: Whether the record is bytes.
+        capped: Whether the store kept only a head and a tail of it.
+        tool_name: The tool that produced it.
+        max_read: Most characters (bytes) one read may return.
+
+    Example:
+        ```python
+        RecordInfo(record_id="AbCdEfGhIjKlMnOpQrStUv", kind="rows", size=4_000, lines=100)
+        ```
+    """
+
+    record_id: str
+    kind: str
+    size: int
+    lines: int
+    binary: bool = False
+    capped: bool = False
+    tool_name: str | None = None
+    max_read: int = DEFAULT_MAX_READ_CHARS
+
+
+class SliceRead(Protocol):
+    """One read answered by the store (`stores.base.ReadResult` has this shape).
+
+    Example:
+        ```python
+        def shown(part: SliceRead) -> int:
+            return part.end_offset - part.offset
+        ```
+    """
+
+    @property
+    def data(self) -> str | bytes:
+        """The slice, exactly as stored."""
+        ...
+
+    @property
+    def offset(self) -> int:
+        """Offset of the first character (byte) served."""
+        ...
+
+    @property
+    def end_offset(self) -> int:
+        """One past the last character (byte) served."""
+        ...
+
+    @property
+    def start_line(self) -> int | None:
+        """First line served (line reads)."""
+        ...
+
+    @property
+    def first_line(self) -> int | None:
+        """Line holding the first character served."""
+        ...
+
+    @property
+    def complete(self) -> bool:
+        """Whether the whole requested range was served."""
+        ...
+
+
+class FetchSliceError(ValueError):
+    """A fetch that cannot be served; the message tells the model what to do instead.
+
+    The fetch tool answers with `ToolMessage(status="error")` carrying the message.
+
+    Example:
+        ```python
+        raise FetchSliceError("$.items[9] does not exist: $.items is an array of 3.")
+        ```
+    """
+
+
+FetchSteps: TypeAlias = Generator[SliceRequest, SliceRead, Rendered]
+"""A fetch as a generator: it yields the reads it needs, receives each read, and returns the
+rendered slice. The fetch tool runs it against the store (sync or async), so views stay pure."""
 
 
 class ResultViewBuilder(ABC):
@@ -240,6 +344,44 @@ class ResultViewBuilder(ABC):
             end = reference.end_line if reference.end_line is not None else max(start, line_count)
             return SliceRequest(start_line=start, end_line=end)
         return SliceRequest(start_line=1, end_line=max(1, line_count))
+
+    def fetch_slice(self, reference: Reference, record: RecordInfo, ctx: ViewContext) -> FetchSteps:
+        """Serve a fetch: yield the reads it needs, then return the rendered slice.
+
+        The default reads `slice_for(reference)` (at most `ctx.budget.chars` characters: no
+        more can be shown) and renders it with `render_slice`. Views whose pages are not line
+        ranges (rows, JSON paths) override it and may read several times.
+
+        Args:
+            reference: The reference being fetched (with its range).
+            record: What is known about the stored record.
+            ctx: Budget, counter, the record's base reference and the tool's view options.
+
+        Returns:
+            A generator of `SliceRequest`s that is sent each `SliceRead` and returns the
+            `Rendered` slice. It raises `FetchSliceError` when the fetch cannot be served.
+
+        Example:
+            ```python
+            steps = view.fetch_slice(ref, record, ctx)
+            request = next(steps)  # then steps.send(store.read(...)) until StopIteration
+            ```
+        """
+        request = self.slice_for(reference, record.lines)
+        if request.max_size is None:
+            request = replace(request, max_size=ctx.budget.chars)
+        part = yield request
+        start_line = part.first_line if part.first_line is not None else part.start_line
+        return render_slice(
+            self,
+            part.data,
+            reference=reference,
+            slice_start_line=start_line,
+            slice_offset=part.offset,
+            record_size=record.size,
+            record_lines=record.lines,
+            ctx=ctx,
+        )
 
 
 _REGISTRY: dict[str, ResultViewBuilder] = {}
@@ -365,7 +507,7 @@ def render_slice(
     record_lines: int,
     ctx: ViewContext,
 ) -> Rendered:
-    """Render a fetched slice with `view.render_slice` when the view defines it.
+    r"""Render a fetched slice with `view.render_slice` when the view defines it.
 
     Views may define `render_slice(data, *, reference, slice_start_line, slice_offset,
     record_size, record_lines, ctx) -> Rendered` to show pages their own way (rows as a
