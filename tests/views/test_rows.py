@@ -199,7 +199,8 @@ def test_page_reference_resolves_to_the_right_rows() -> None:
     ]
     assert "rows 81-" in str(out.content)
     nxt = Reference.parse(out.view.references["next"])
-    assert nxt.start_line == 81 + out.view.shown
+    assert (nxt.page, nxt.page_size) == (4, 40)  # the next page resumes after the rows shown
+    assert VIEW.slice_for(nxt, line_count=1_000).start_line == 81 + out.view.shown
 
 
 def test_char_range_fetch_uses_the_text_slice() -> None:

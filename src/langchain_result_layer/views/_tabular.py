@@ -16,12 +16,13 @@ page of rows is a line range of the stored record.
 
 from __future__ import annotations
 
+import bisect
 import csv
-import io
 import json
 import math
 import re
 import sys
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,7 +136,7 @@ def looks_like_rows(payload: object) -> bool:
     return False
 
 
-def _records(rows: Iterable[Mapping[str, Any]], source: str) -> Table:
+def _records_table(rows: Iterable[Mapping[str, Any]], source: str) -> Table:
     columns: dict[str, None] = {}
     out: list[dict[str, Any]] = []
     for row in rows:
@@ -145,6 +146,20 @@ def _records(rows: Iterable[Mapping[str, Any]], source: str) -> Table:
                 columns[key] = None
         out.append(record)
     return Table(columns=list(columns), rows=out, source=source)
+
+
+def _json_records(rows: Sequence[Mapping[str, Any]], source: str) -> Table:
+    """A table of parsed JSON objects (values are JSON already: kept as they are)."""
+    columns: dict[str, None] = {}
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns[key] = None
+    return Table(
+        columns=list(columns),
+        rows=[r if isinstance(r, dict) else dict(r) for r in rows],
+        source=source,
+    )
 
 
 def _tuples(rows: Iterable[Sequence[Any]], names: Sequence[str] | None, source: str) -> Table:
@@ -189,7 +204,7 @@ def table_from_payload(payload: object) -> Table | None:
             records = payload.to_dict(orient="records")  # type: ignore[attr-defined]
         except Exception:
             return None
-        table = _records(records, "dataframe")
+        table = _records_table(records, "dataframe")
         table.columns = [str(c) for c in payload.columns]  # type: ignore[attr-defined]
         return table
     if not looks_like_rows(payload):
@@ -201,77 +216,175 @@ def table_from_payload(payload: object) -> Table | None:
         if fields is not None and all(_row_mapping(r) is not None for r in payload):
             names = [str(f) for f in fields]
             return _tuples(payload, names, "sqlalchemy")
-        return _records((_row_mapping(r) or {} for r in payload), "sqlalchemy")
+        return _records_table((_row_mapping(r) or {} for r in payload), "sqlalchemy")
     if isinstance(first, Mapping):
-        return _records(payload, "records")
+        return _records_table(payload, "records")
     return _tuples(payload, None, "tuples")
 
 
-# --------------------------------------------------------------------------- text
+# --------------------------------------------------------------------------- text layouts
+#
+# A tool's text is stored exactly as it was given, so a page of rows must be found in the
+# original text. `detect_layout` decides, from the first `SNIFF_PREFIX_CHARS` characters only,
+# how rows are laid out; sniffing, preparing and fetching all call it on the same prefix, so a
+# fetched page is always cut the way the first view was. `parse_text_rows` then parses a whole
+# text under that layout and records where every row starts and ends.
+#
+# Layouts where every row is exactly one line (`TextLayout.line_rows`: JSON lines, and
+# delimited text without quoting: tabs, pipes, semicolons, psql and markdown tables) are paged
+# by line arithmetic: row `r` is line `data_start + r`. Layouts whose rows may span lines
+# (comma CSV with quoted newlines, JSON arrays, pretty-printed or on one line) are parsed as a
+# whole when a page is fetched.
+
+JSON_ARRAY = "json_array"
+JSONL = "jsonl"
+DELIMITED = "delimited"
+
+_JSON_ARRAY_RE = re.compile(r"\s*\[\s*\{")
+_SEPARATOR_RE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*[|+])*\s*:?-+:?\s*\|?\s*$")
+_PSQL_FOOTER_RE = re.compile(r"^\(\d+ rows?\)$")
+_LOG_MILLIS_RE = re.compile(r"(\d\d:\d\d:\d\d),(\d{3})(?!\d)")
+_ANSI_RE = re.compile(r"\x1b\[")
+_BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
+_SNIFF_LINES = 200
+_PROSE_WORDS = 3.0
 
 
-def _json_array_of_objects(text: str) -> Table | None:
-    stripped = text.lstrip()
-    if not stripped.startswith("["):
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if (
-        isinstance(data, list)
-        and data
-        and all(isinstance(r, dict) for r in data)
-        and not all(isinstance(r.get("type"), str) for r in data)
-    ):
-        return _records(data, "json")
-    return None
+@dataclass(frozen=True, slots=True)
+class TextLayout:
+    r"""How rows are laid out in a tool's text.
 
-
-def _reader(lines: Iterable[str], delimiter: str) -> Iterator[list[str]]:
-    """CSV quoting for commas; none for tabs, pipes and semicolons (as tools print them)."""
-    if delimiter == ",":
-        return csv.reader(lines, delimiter=",", quoting=csv.QUOTE_MINIMAL)
-    return csv.reader(lines, delimiter=delimiter, quoting=csv.QUOTE_NONE)
-
-
-def sniff_delimiter(prefix: str) -> str | None:
-    r"""The field delimiter of delimited text, judged on a prefix.
-
-    A delimiter qualifies when at least 3 complete lines all split into the same number
-    (>= 2) of fields.
-
-    Args:
-        prefix: The start of the text.
-
-    Returns:
-        The delimiter or `None`.
+    Attributes:
+        format: `json_array`, `jsonl` or `delimited`.
+        delimiter: Field delimiter (delimited text).
+        header: Whether the first record names the columns (delimited text).
+        aligned: A psql or markdown table: a separator line under the header, cells padded
+            with spaces, markdown's outer pipes.
+        trailing: Every line ends with the delimiter (an empty last field that is dropped).
+        columns: Column names (delimited text: the header, else `1..n`).
+        data_start: Lines before the first row (leading blank lines, header, separator);
+            meaningful for `line_rows` layouts.
 
     Example:
         ```python
-        assert sniff_delimiter("a|b\n1|2\n3|4\n") == "|"
+        layout = detect_layout("id|name\n1|a\n2|b\n3|c\n", whole=True)
+        assert layout is not None and layout.line_rows and layout.data_start == 1
         ```
     """
-    lines = prefix.split("\n")
-    if len(prefix) >= SNIFF_PREFIX_CHARS:
-        lines = lines[:-1]  # the last line may be cut
-    lines = [ln.rstrip("\r") for ln in lines if ln.strip()][:200]
-    if len(lines) < _MIN_LINES:
-        return None
-    best: tuple[int, str] | None = None
-    for delim in _DELIMITERS:
-        try:
-            widths = [len(r) for r in _reader(lines, delim)]
-        except csv.Error:
-            continue
-        if not widths or widths[0] < 2:
-            continue
-        agree = sum(1 for w in widths if w == widths[0])
-        if agree < max(_MIN_LINES, int(0.9 * len(widths))):
-            continue
-        if best is None or widths[0] > best[0]:
-            best = (widths[0], delim)
-    return best[1] if best else None
+
+    format: str
+    delimiter: str | None = None
+    header: bool = False
+    aligned: bool = False
+    trailing: bool = False
+    columns: tuple[str, ...] = ()
+    data_start: int = 0
+
+    @property
+    def line_rows(self) -> bool:
+        """Whether every row is exactly one line (pages are line ranges)."""
+        return self.format == JSONL or (self.format == DELIMITED and self.delimiter != ",")
+
+    @property
+    def source(self) -> str:
+        """`Table.source` of rows in this layout."""
+        return {JSON_ARRAY: "json", JSONL: "jsonl"}.get(self.format, "csv")
+
+
+@dataclass(slots=True)
+class ParsedRows:
+    r"""Rows parsed from a whole text, with where each row is in it.
+
+    Attributes:
+        table: The rows.
+        layout: The layout they were parsed with.
+        starts: Offset of each row's first character.
+        ends: Offset one past each row's last character (its newline included for
+            line-based rows).
+        line_starts: Offset of the first character of every line of the text.
+
+    Example:
+        ```python
+        parsed = text_rows("a,b\n1,2\n3,4\n5,6\n")
+        assert parsed is not None and parsed.row_lines(1) == (2, 2)
+        ```
+    """
+
+    table: Table
+    layout: TextLayout
+    starts: array[int]
+    ends: array[int]
+    line_starts: array[int]
+
+    def line_of(self, offset: int) -> int:
+        """The 1-based line holding the character at `offset`."""
+        return max(1, bisect.bisect_right(self.line_starts, offset))
+
+    def row_lines(self, row: int) -> tuple[int, int]:
+        """First and last line of the 1-based `row`."""
+        start, end = self.starts[row - 1], self.ends[row - 1]
+        return self.line_of(start), self.line_of(max(start, end - 1))
+
+
+def line_starts_of(text: str) -> array[int]:
+    r"""Offsets of the first character of every line of `text` (lines split on `\n`).
+
+    Args:
+        text: Any text.
+
+    Returns:
+        One offset per line (`[0]` for the empty text).
+
+    Example:
+        ```python
+        assert list(line_starts_of("a\nbc\n")) == [0, 2]
+        ```
+    """
+    out = array("q", [0])
+    pos = text.find("\n")
+    while pos >= 0:
+        if pos + 1 < len(text):
+            out.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    return out
+
+
+def _strip_cr(line: str) -> str:
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _is_separator(line: str) -> bool:
+    return line.count("-") >= 3 and _SEPARATOR_RE.match(line) is not None
+
+
+def split_line(line: str, layout: TextLayout) -> list[str]:
+    r"""The fields of one line of unquoted delimited text.
+
+    Args:
+        line: The line, without its newline.
+        layout: A delimited layout.
+
+    Returns:
+        The fields (cells of aligned tables trimmed, markdown's outer pipes removed).
+
+    Example:
+        ```python
+        layout = TextLayout(format="delimited", delimiter="|", aligned=True)
+        assert split_line("| a | b |", layout) == ["a", "b"]
+        ```
+    """
+    line = _strip_cr(line)
+    delimiter = layout.delimiter or ","
+    if layout.aligned or delimiter == "|":
+        trimmed = line.strip()
+        if len(trimmed) >= 2 and trimmed.startswith("|") and trimmed.endswith("|"):
+            line = trimmed[1:-1]
+    fields = line.split(delimiter)
+    if layout.trailing and len(fields) > 1 and not fields[-1].strip():
+        fields.pop()
+    if layout.aligned:
+        fields = [f.strip() for f in fields]
+    return fields
 
 
 def _has_header(first: Sequence[str], second: Sequence[str] | None) -> bool:
@@ -286,6 +399,472 @@ def _has_header(first: Sequence[str], second: Sequence[str] | None) -> bool:
     looks_like_names = all(re.fullmatch(r"[A-Za-z_][\w .()/-]{0,63}", f.strip()) for f in first)
     numbers_below = any(_NUMERIC_RE.match(v.strip()) for v in second)
     return looks_like_names or numbers_below
+
+
+def _row_from_fields(
+    fields: Sequence[str], columns: Sequence[str], delimiter: str
+) -> dict[str, Any]:
+    width = len(columns)
+    if len(fields) > width:
+        fields = [*fields[: width - 1], delimiter.join(fields[width - 1 :])]
+    return {columns[i]: v for i, v in enumerate(fields)}
+
+
+def _split_sample(lines: Sequence[str], delimiter: str, *, aligned: bool) -> list[list[str]] | None:
+    """Split sample lines into fields for sniffing (`None` when CSV quoting breaks)."""
+    probe = TextLayout(format=DELIMITED, delimiter=delimiter, aligned=aligned)
+    if delimiter != ",":
+        return [split_line(line, probe) for line in lines]
+    try:
+        return [list(r) for r in csv.reader(lines, delimiter=",", quoting=csv.QUOTE_MINIMAL)]
+    except csv.Error:
+        return None
+
+
+def _unbalanced(field: str) -> bool:
+    return any(field.count(a) != field.count(b) for a, b in _BRACKETS)
+
+
+def _looks_like_table(
+    records: list[list[str]], delimiter: str, lines: Sequence[str], *, aligned: bool
+) -> int:
+    """The column count when `records` read as a table, else 0.
+
+    Besides a consistent field count, a table's fields must read as cells: not indented
+    code, not sentences split at their punctuation, not brackets split at their commas, not
+    one line repeated.
+    """
+    widths = [len(r) for r in records]
+    if not widths or widths[0] < 2:
+        return 0
+    width = widths[0]
+    same = [r for r in records if len(r) == width]
+    if len(same) < max(_MIN_LINES, int(0.9 * len(records))):
+        return 0
+    # A column that is blank in every line is not a column (indentation, trailing commas),
+    # nor one that is the same punctuation in every line (markup such as `.. |name|`).
+    for i in range(width):
+        values = {r[i].strip() for r in same}
+        if len(values) == 1 and not any(c.isalnum() for c in values.pop()):
+            return 0
+    half = len(same) / 2
+    if not aligned and sum(1 for r in same if r[0][:1].isspace()) >= half:
+        return 0  # indented lines: code or prose, not cells
+    if delimiter in ",;":
+        spaced = sum(
+            1 for r in same if all(f[:1] == " " for f in r[1:]) and not r[0][-1:].isspace()
+        )
+        words = sum(len(f.split()) for r in same for f in r) / (len(same) * width)
+        if spaced >= half and words >= _PROSE_WORDS:
+            return 0  # sentences split at their commas or semicolons
+    if sum(1 for r in same if any(_unbalanced(f) for f in r)) >= half:
+        return 0  # a delimiter inside brackets: code or data structures, not cells
+    if len(set(lines)) == 1:
+        return 0  # one line repeated is not a table
+    return width
+
+
+def _sniff_lines(prefix: str, *, whole: bool) -> list[str]:
+    lines = prefix.split("\n")
+    if not whole:
+        lines = lines[:-1]  # the last line may be cut
+    return [_strip_cr(ln) for ln in lines if ln.strip()][:_SNIFF_LINES]
+
+
+def sniff_delimiter(prefix: str, *, whole: bool | None = None) -> str | None:
+    r"""The field delimiter of delimited text, judged on a prefix.
+
+    A delimiter qualifies when at least 3 lines (90% of the sample) split into the same
+    number (>= 2) of fields as the first line, and the fields read as cells (see
+    `detect_layout`).
+
+    Args:
+        prefix: The start of the text.
+        whole: Whether `prefix` is the whole text (default: when shorter than the sniff
+            prefix).
+
+    Returns:
+        The delimiter or `None`.
+
+    Example:
+        ```python
+        assert sniff_delimiter("a|b\n1|2\n3|4\n") == "|"
+        ```
+    """
+    layout = _delimited_layout(
+        prefix, whole=len(prefix) < SNIFF_PREFIX_CHARS if whole is None else whole
+    )
+    return layout.delimiter if layout is not None else None
+
+
+def _delimited_layout(prefix: str, *, whole: bool) -> TextLayout | None:
+    lines = _sniff_lines(prefix, whole=whole)
+    if len(lines) < _MIN_LINES:
+        return None
+    raw_lines = prefix.split("\n")
+    first = 0
+    while first < len(raw_lines) and not raw_lines[first].strip():
+        first += 1
+    aligned = (
+        first + 1 < len(raw_lines)
+        and "|" in raw_lines[first]
+        and _is_separator(_strip_cr(raw_lines[first + 1]))
+    )
+    candidates = [ln for ln in lines if not (_is_separator(ln) or _PSQL_FOOTER_RE.match(ln))]
+    masked = [_LOG_MILLIS_RE.sub(r"\1.\2", ln) for ln in candidates]
+    ansi = any(_ANSI_RE.search(ln) for ln in candidates)
+    best: tuple[int, str, bool] | None = None
+    for delim in _DELIMITERS:
+        if (delim == ";" and ansi) or (aligned and delim != "|"):
+            continue  # semicolons of colour codes; aligned tables are pipe tables
+        sample = masked if delim == "," else candidates
+        records = _split_sample(sample, delim, aligned=aligned)
+        if records is None:
+            continue
+        # Every line ends with the delimiter: the empty last field is not a column.
+        trailing = all(len(r) > 1 and not r[-1].strip() for r in records)
+        if trailing:
+            records = [r[:-1] for r in records]
+        width = _looks_like_table(records, delim, sample, aligned=aligned)
+        if width and (best is None or width > best[0]):
+            best = (width, delim, trailing)
+    if best is None:
+        return None
+    _, delimiter, trailing = best
+    return _header_layout(raw_lines, first, delimiter, aligned=aligned, trailing=trailing)
+
+
+def _header_layout(
+    raw_lines: Sequence[str], first: int, delimiter: str, *, aligned: bool, trailing: bool
+) -> TextLayout:
+    """Columns and where the rows start (leading blank lines, header, separator line)."""
+    probe = TextLayout(format=DELIMITED, delimiter=delimiter, aligned=aligned, trailing=trailing)
+    records: list[list[str]] = []
+    if delimiter == ",":
+        reader = csv.reader(
+            _lines_keepends("\n".join(raw_lines[first : first + 2 * _SNIFF_LINES])),
+            delimiter=",",
+            quoting=csv.QUOTE_MINIMAL,
+        )
+        try:
+            for found in reader:
+                if found and any(v.strip() for v in found):
+                    cut = trailing and len(found) > 1 and not found[-1].strip()
+                    records.append(found[:-1] if cut else found)
+                if len(records) == 2:
+                    break
+        except csv.Error:
+            records = records[:1]
+    else:
+        for line in raw_lines[first:]:
+            if line.strip() and not (aligned and _is_separator(_strip_cr(line))):
+                records.append(split_line(line, probe))
+            if len(records) == 2:
+                break
+    head = records[0] if records else []
+    second = records[1] if len(records) > 1 else None
+    header = aligned or _has_header(head, second)
+    if header:
+        columns = tuple(c.strip() for c in head)
+        data_start = first + (2 if aligned else 1)
+    else:
+        columns = tuple(str(i + 1) for i in range(len(head)))
+        data_start = first
+    return TextLayout(
+        format=DELIMITED,
+        delimiter=delimiter,
+        header=header,
+        aligned=aligned,
+        trailing=trailing,
+        columns=columns,
+        data_start=data_start,
+    )
+
+
+def _jsonl_layout(prefix: str, *, whole: bool) -> TextLayout | None:
+    """JSON lines: every line of the prefix (at least two) is a JSON object, no blank lines."""
+    if not prefix.startswith("{"):
+        return None
+    lines = prefix.split("\n")
+    if not whole:
+        lines = lines[:-1]
+    while lines and not lines[-1].strip() and whole:
+        lines.pop()  # trailing blank lines end the text
+    if len(lines) < 2:
+        return None
+    for line in lines[:_SNIFF_LINES]:
+        if not line.strip():
+            return None
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+    return TextLayout(format=JSONL)
+
+
+def detect_layout(prefix: str, *, whole: bool) -> TextLayout | None:
+    r"""How rows are laid out in a text, judged on its first `SNIFF_PREFIX_CHARS` characters.
+
+    Sniffing, preparing and fetching all decide with this function on the same prefix, so a
+    fetched page is cut exactly as the first view counted rows.
+
+    - `json_array`: the text starts with `[` then `{` (a JSON array of objects);
+    - `jsonl`: every line is a JSON object (two lines at least, no blank lines);
+    - `delimited`: tab, pipe, semicolon or comma separated fields (CSV quoting for commas),
+      including psql and markdown tables; fields must read as cells: indented code, sentences
+      split at their punctuation, brackets split at their commas and one line repeated are
+      not tables.
+
+    Args:
+        prefix: The first `SNIFF_PREFIX_CHARS` characters of the text (or all of it).
+        whole: Whether `prefix` is the whole text (else its last line may be cut).
+
+    Returns:
+        The layout, or `None` when the text does not look like rows.
+
+    Example:
+        ```python
+        assert detect_layout("a\tb\n1\t2\n3\t4\n", whole=True).delimiter == "\t"
+        assert detect_layout("Note: a; b.\n" * 50, whole=True) is None
+        ```
+    """
+    prefix = prefix[:SNIFF_PREFIX_CHARS]
+    if _JSON_ARRAY_RE.match(prefix):
+        return TextLayout(format=JSON_ARRAY)
+    layout = _jsonl_layout(prefix, whole=whole)
+    if layout is not None:
+        return layout
+    return _delimited_layout(prefix, whole=whole)
+
+
+def _json_array_rows(text: str) -> tuple[list[Any], array[int], array[int]] | None:
+    """Elements of a JSON array with their spans (`None` unless the text is a JSON array)."""
+    decoder = json.JSONDecoder()
+    ws = " \t\n\r"
+    n = len(text)
+    pos = 0
+    while pos < n and text[pos] in ws:
+        pos += 1
+    if pos >= n or text[pos] != "[":
+        return None
+    pos += 1
+    values: list[Any] = []
+    starts, ends = array("q"), array("q")
+    while pos < n and text[pos] in ws:
+        pos += 1
+    if pos < n and text[pos] == "]":
+        pos += 1
+    else:
+        while True:
+            try:
+                value, end = decoder.raw_decode(text, pos)
+            except ValueError:
+                return None
+            values.append(value)
+            starts.append(pos)
+            ends.append(end)
+            pos = end
+            while pos < n and text[pos] in ws:
+                pos += 1
+            if pos < n and text[pos] == ",":
+                pos += 1
+                while pos < n and text[pos] in ws:
+                    pos += 1
+                continue
+            if pos < n and text[pos] == "]":
+                pos += 1
+                break
+            return None
+    while pos < n and text[pos] in ws:
+        pos += 1
+    return (values, starts, ends) if pos == n else None
+
+
+def _data_end_line(lines: Sequence[str], layout: TextLayout) -> int:
+    """Lines up to the last row: trailing blank lines and a psql `(N rows)` footer are not rows."""
+    end = len(lines)
+    while end > layout.data_start:
+        line = _strip_cr(lines[end - 1]).strip()
+        if not line or (layout.delimiter == "|" and _PSQL_FOOTER_RE.match(line)):
+            end -= 1
+            continue
+        break
+    return end
+
+
+def is_trailer_line(line: str, layout: TextLayout) -> bool:
+    """Whether a line after the rows is not a row (blank, or psql's `(N rows)` footer).
+
+    Args:
+        line: The line, without its newline.
+        layout: The layout.
+
+    Returns:
+        `True` for trailer lines.
+
+    Example:
+        ```python
+        assert is_trailer_line("(3 rows)", TextLayout(format="delimited", delimiter="|"))
+        ```
+    """
+    text = _strip_cr(line).strip()
+    return not text or (layout.delimiter == "|" and _PSQL_FOOTER_RE.match(text) is not None)
+
+
+def line_rows(lines: Sequence[str], layout: TextLayout) -> list[dict[str, Any]] | None:
+    r"""Rows of consecutive lines of a `line_rows` layout (one row per line).
+
+    Args:
+        lines: The lines, without newlines.
+        layout: A layout whose rows are lines.
+
+    Returns:
+        One row per line (a blank line of delimited text is a row without values), or `None`
+        when a line of JSON lines is not a JSON object.
+
+    Example:
+        ```python
+        layout = TextLayout(format="delimited", delimiter="|", columns=("a", "b"))
+        assert line_rows(["1|x"], layout) == [{"a": "1", "b": "x"}]
+        ```
+    """
+    if layout.format == JSONL:
+        rows: list[dict[str, Any]] = []
+        for line in lines:
+            try:
+                value = json.loads(line)
+            except ValueError:
+                return None
+            if not isinstance(value, dict):
+                return None
+            rows.append(value)
+        return rows
+    delimiter = layout.delimiter or "|"
+    columns = layout.columns
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        if not line.strip():
+            out.append({})
+            continue
+        fields = split_line(line, layout)
+        out.append(_row_from_fields(fields, columns, delimiter) if columns else {})
+    return out
+
+
+def _lines_keepends(text: str) -> Iterator[str]:
+    r"""Lines split on `\n` only, each with its newline (a lone `\r` is data)."""
+    pos, n = 0, len(text)
+    while pos < n:
+        newline = text.find("\n", pos)
+        end = n if newline < 0 else newline + 1
+        yield text[pos:end]
+        pos = end
+
+
+def _records_with_lines(text: str, trailing: bool) -> Iterator[tuple[list[str], int, int]]:
+    """CSV records of `text` with the (0-based) indexes of their first and last lines."""
+    reader = csv.reader(_lines_keepends(text), delimiter=",", quoting=csv.QUOTE_MINIMAL)
+    done = 0
+    for record in reader:
+        first, last = done, reader.line_num - 1
+        done = reader.line_num
+        cut = trailing and len(record) > 1 and not record[-1].strip()
+        yield (record[:-1] if cut else record), first, last
+
+
+def parse_text_rows(text: str, layout: TextLayout) -> ParsedRows | None:
+    r"""Parse a whole text under `layout`, keeping where every row starts and ends.
+
+    Args:
+        text: The whole text.
+        layout: Its layout (`detect_layout` of its prefix).
+
+    Returns:
+        The rows, or `None` when the text is not rows in this layout (a JSON array that is
+        not an array of objects, a JSON line that is not an object, broken CSV quoting).
+
+    Example:
+        ```python
+        text = 'id,note\n1,"two\nlines"\n2,x\n3,y\n'
+        parsed = parse_text_rows(text, detect_layout(text, whole=True))
+        assert parsed.table.rows[0] == {"id": "1", "note": "two\nlines"}
+        assert parsed.row_lines(1) == (2, 3)
+        ```
+    """
+    line_starts = line_starts_of(text)
+    starts, ends = array("q"), array("q")
+    n_lines = len(line_starts) if text else 0
+
+    def line_end(index: int) -> int:  # offset one past line `index` (0-based), newline included
+        return line_starts[index + 1] if index + 1 < n_lines else len(text)
+
+    if layout.format == JSON_ARRAY:
+        found = _json_array_rows(text)
+        if found is None:
+            return None
+        values, starts, ends = found
+        if not values or not all(isinstance(v, dict) for v in values):
+            return None
+        if all(isinstance(v.get("type"), str) for v in values):
+            return None  # content blocks, not rows
+        table = _json_records(values, "json")
+        return ParsedRows(table, layout, starts, ends, line_starts)
+    if layout.line_rows:
+        lines = text.split("\n")[:n_lines]
+        end = _data_end_line(lines, layout)
+        rows = line_rows(lines[layout.data_start : end], layout)
+        if rows is None:
+            return None
+        for index in range(layout.data_start, end):
+            starts.append(line_starts[index])
+            ends.append(line_end(index))
+        if layout.format == JSONL:
+            table = _json_records(rows, "jsonl")
+        else:
+            table = Table(
+                columns=list(layout.columns), rows=rows, source="csv", delimiter=layout.delimiter
+            )
+        return ParsedRows(table, layout, starts, ends, line_starts)
+    # Comma CSV: records may span lines (quoted newlines).
+    columns = list(layout.columns)
+    rows = []
+    seen_header = not layout.header
+    try:
+        for record, first, last in _records_with_lines(text, layout.trailing):
+            if not record or not any(v.strip() for v in record):
+                continue
+            if not seen_header:
+                seen_header = True
+                continue
+            rows.append(_row_from_fields(record, columns, ","))
+            starts.append(line_starts[first])
+            ends.append(line_end(min(last, n_lines - 1)))
+    except csv.Error:
+        return None
+    table = Table(columns=columns, rows=rows, source="csv", delimiter=",")
+    return ParsedRows(table, layout, starts, ends, line_starts)
+
+
+def text_rows(text: str) -> ParsedRows | None:
+    r"""Rows in a tool's text (layout from its prefix, then a whole parse).
+
+    Args:
+        text: The text.
+
+    Returns:
+        The parsed rows, or `None` when the text is not rows.
+
+    Example:
+        ```python
+        assert text_rows("id|x\n1|a\n2|b\n3|c\n").table.columns == ["id", "x"]
+        ```
+    """
+    layout = detect_layout(text[:SNIFF_PREFIX_CHARS], whole=len(text) <= SNIFF_PREFIX_CHARS)
+    if layout is None:
+        return None
+    return parse_text_rows(text, layout)
 
 
 def parse_delimited(text: str, delimiter: str) -> Table:
@@ -304,36 +883,20 @@ def parse_delimited(text: str, delimiter: str) -> Table:
         assert t.rows == [{"id": "1", "name": "a|b"}]
         ```
     """
-    reader = _reader(io.StringIO(text, newline=""), delimiter)
-    records = [r for r in reader if r and any(v.strip() for v in r)]
-    if not records:
-        return Table(columns=[], rows=[], source="csv", delimiter=delimiter)
-    first = records[0]
-    second = records[1] if len(records) > 1 else None
-    if _has_header(first, second):
-        columns = [c.strip() for c in first]
-        data = records[1:]
-    else:
-        columns = [str(i + 1) for i in range(len(first))]
-        data = records
-    width = len(columns)
-    rows: list[dict[str, Any]] = []
-    for record in data:
-        fields = record
-        if len(fields) > width:
-            fields = [*fields[: width - 1], delimiter.join(fields[width - 1 :])]
-        rows.append({columns[i]: v for i, v in enumerate(fields)})
-    return Table(columns=columns, rows=rows, source="csv", delimiter=delimiter)
+    raw_lines = text[:SNIFF_PREFIX_CHARS].split("\n")
+    first = 0
+    while first < len(raw_lines) and not raw_lines[first].strip():
+        first += 1
+    layout = _header_layout(raw_lines, first, delimiter, aligned=False, trailing=False)
+    parsed = parse_text_rows(text, layout)
+    if parsed is None:
+        return Table(columns=list(layout.columns), rows=[], source="csv", delimiter=delimiter)
+    return parsed.table
 
 
 def _table_from_text(text: str) -> Table | None:
-    table = _json_array_of_objects(text)
-    if table is not None:
-        return table
-    delimiter = sniff_delimiter(text[:SNIFF_PREFIX_CHARS])
-    if delimiter is None:
-        return None
-    return parse_delimited(text, delimiter)
+    parsed = text_rows(text)
+    return parsed.table if parsed is not None else None
 
 
 # --------------------------------------------------------------------------- storage
@@ -341,6 +904,9 @@ def _table_from_text(text: str) -> Table | None:
 
 def to_jsonl(rows: Sequence[Mapping[str, Any]]) -> str:
     r"""One compact JSON object per line (values are already JSON-ready).
+
+    This is the stored form of rows that are objects (lists of dicts or tuples, SQLAlchemy
+    results, data frames): objects have no text of their own, so this text is their original.
 
     Args:
         rows: The rows.

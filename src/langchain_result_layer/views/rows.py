@@ -1,15 +1,29 @@
-r"""The rows view: database rows, records, CSV and JSON arrays of objects.
+r"""The rows view: database rows, records, CSV/TSV/pipe/psql/markdown tables, JSON arrays.
 
 The model sees the total count, small column summaries (nulls, distinct values, the top
 values of low-cardinality columns such as a status column, min/max of numbers and dates), the
-first page of rows as JSON arrays in column order, and the reference of the next page:
+first page of rows (in the output's own delimiter for delimited text, else one JSON array per
+row, in column order), and the reference of the next page:
 `ref://tool-result/<id>/rows?page=2&page_size=N`.
 
-The stored record is one JSON object per line (JSONL), so a page of `N` rows is a line range
-of the record: page `p` is lines `(p-1)*N+1 .. p*N`. Fetching a page renders it as rows again,
-with its own next-page reference.
+What is stored is the original, exactly:
 
-Options (`ToolPolicy.view_options`):
+- **text** (a `ToolMessage`'s string content: CSV, TSV, `sqlite3`/`psql` output, markdown
+  tables, JSON text such as LangChain's `json.dumps` of a list of dicts or the SQL tool's
+  output) is stored as it was given, byte for byte;
+- **objects** (lists of dicts or tuples, SQLAlchemy `Result`/`Row`/`RowMapping`, data frames)
+  have no text of their own: their stored original is one JSON object per line (JSONL).
+
+Pages are rows: page `p` of size `N` is rows `(p-1)*N+1 .. p*N` (the header is not a row).
+Where every row is one line (JSONL; tab, pipe and semicolon separated text, psql and markdown
+tables) a page is read as a line range: row `r` is line `data_start + r`. Where rows may span
+lines (comma CSV with quoted newlines, JSON arrays) a fetch parses the whole record, at most
+`RecordInfo.max_read` characters (`DEFAULT_MAX_READ_CHARS`, 64 MiB), and says so when a
+record is larger. A `start_line`/`end_line` range shows the rows that start on those lines; an
+`offset`/`limit` range shows the original text, exactly. Every `next` reference continues at
+the first row not shown: following `next` from the first page shows every row once.
+
+Options (`ToolPolicy.view_options`, used by the first view and by every fetched page):
 
 - `fields`: the fields to show (a whitelist; default every field);
 - `page_size`: the most rows on the first page (default 500; fewer when the budget is
@@ -24,21 +38,25 @@ Example:
     view = RowsView()
     prepared = view.prepare([{"id": i, "status": "ok" if i % 9 else "failed"} for i in range(1000)])
     assert prepared.raw.count("\n") == 1000
+    text = "id|status\n" + "".join(f"{i}|ok\n" for i in range(1000))
+    assert view.prepare(text).raw is text  # text is stored as it was given
     ```
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
-from langchain_result_layer.core.render import plural
+from langchain_result_layer.core.render import fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
 from langchain_result_layer.views._layout import (
     OBSERVATIONS_TITLE,
@@ -55,17 +73,34 @@ from langchain_result_layer.views._layout import (
     stamp_view,
 )
 from langchain_result_layer.views._tabular import (
+    JSONL,
     SNIFF_PREFIX_CHARS,
     ColumnStats,
+    ParsedRows,
     Table,
+    TextLayout,
     column_stats,
+    detect_layout,
+    is_trailer_line,
+    line_rows,
+    line_starts_of,
     looks_like_rows,
+    parse_text_rows,
     rows_from_jsonl,
-    sniff_delimiter,
     table_from_payload,
+    text_rows,
     to_jsonl,
 )
-from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+from langchain_result_layer.views.base import (
+    FetchSliceError,
+    FetchSteps,
+    Prepared,
+    RecordInfo,
+    Rendered,
+    ResultViewBuilder,
+    SliceRequest,
+    ViewContext,
+)
 from langchain_result_layer.views.text import TextView
 
 __all__ = ["RowsOptions", "RowsView"]
@@ -73,6 +108,10 @@ __all__ = ["RowsOptions", "RowsView"]
 _MAX_SUMMARY_COLUMNS = 40
 _TOP_SHOWN = 5
 _TEXT_FALLBACK = TextView()
+_TAIL_LINES = 64
+_PAGE_READ_MIN_CHARS = 1 << 20
+"""A page read returns at least this many characters (rows are clipped for display, so
+their raw text may be much longer than what is shown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +151,11 @@ class RowsOptions:
 
         Returns:
             The options.
+
+        Example:
+            ```python
+            assert RowsOptions.from_mapping({"page_size": "x"}).page_size == 500
+            ```
         """
         raw_fields = options.get("fields")
         fields: tuple[str, ...] | None = None
@@ -136,17 +180,167 @@ def _positive_int(value: object, default: int) -> int:
     return value
 
 
-@dataclass(slots=True)
-class _RowsData:
-    table: Table
-    line_ends: list[int]
-    stats: dict[tuple[str, ...], list[ColumnStats]] = field(default_factory=dict)
+# --------------------------------------------------------------------------- geometry
 
-    def stats_for(self, columns: Sequence[str]) -> list[ColumnStats]:
-        key = tuple(columns)
-        if key not in self.stats:
-            self.stats[key] = column_stats(self.table.rows, columns, top_k=_TOP_SHOWN)
-        return self.stats[key]
+
+class _Geometry:
+    """Where rows are in the stored record (lines 1-based, chars 0-based end-exclusive)."""
+
+    total: int
+
+    def start(self, row: int) -> tuple[int, int]:
+        """Line and offset of the first character of `row`."""
+        raise NotImplementedError
+
+    def end(self, row: int) -> tuple[int, int]:
+        """Line of the last character of `row` and the offset one past it."""
+        raise NotImplementedError
+
+    def whole_lines(self, first: int, last: int) -> tuple[int, bool, bool]:
+        """Whole lines in rows `first..last`, and whether the first/last line is partial."""
+        raise NotImplementedError
+
+    def line_range_rows(self, start_line: int, end_line: int) -> tuple[int, int]:
+        """Rows that start on lines `start_line..end_line` (`(a, a - 1)` when none)."""
+        raise NotImplementedError
+
+    def row_per_line(self) -> bool:
+        """Whether every row starts on a line of its own."""
+        return True
+
+
+class _ParsedGeometry(_Geometry):
+    """Geometry of a whole parsed text (rows may span lines or share one)."""
+
+    def __init__(self, parsed: ParsedRows, size: int) -> None:
+        self.parsed = parsed
+        self.size = size
+        self.total = len(parsed.table.rows)
+        self._first_lines: array[int] | None = None
+
+    def start(self, row: int) -> tuple[int, int]:
+        offset = self.parsed.starts[row - 1]
+        return self.parsed.line_of(offset), offset
+
+    def end(self, row: int) -> tuple[int, int]:
+        start, end = self.parsed.starts[row - 1], self.parsed.ends[row - 1]
+        return self.parsed.line_of(max(start, end - 1)), end
+
+    def _line_end(self, index: int) -> int:
+        starts = self.parsed.line_starts
+        return starts[index + 1] if index + 1 < len(starts) else self.size
+
+    def whole_lines(self, first: int, last: int) -> tuple[int, bool, bool]:
+        lo, hi = self.parsed.starts[first - 1], self.parsed.ends[last - 1]
+        starts = self.parsed.line_starts
+        first_full = bisect.bisect_left(starts, lo)
+        last_index = bisect.bisect_right(starts, max(lo, hi - 1)) - 1
+        last_full = last_index if self._line_end(last_index) <= hi else last_index - 1
+        partial_start = starts[bisect.bisect_right(starts, lo) - 1] != lo
+        partial_end = self._line_end(last_index) != hi
+        return max(0, last_full - first_full + 1), partial_start, partial_end
+
+    def _rows_first_lines(self) -> array[int]:
+        if self._first_lines is None:
+            self._first_lines = array("q", (self.parsed.line_of(s) for s in self.parsed.starts))
+        return self._first_lines
+
+    def line_range_rows(self, start_line: int, end_line: int) -> tuple[int, int]:
+        lines = self._rows_first_lines()
+        a = bisect.bisect_left(lines, start_line) + 1
+        b = bisect.bisect_right(lines, end_line)
+        return a, b
+
+    def row_per_line(self) -> bool:
+        lines = self._rows_first_lines()
+        return all(lines[i] < lines[i + 1] for i in range(len(lines) - 1))
+
+
+class _LineGeometry(_Geometry):
+    """Geometry of a `line_rows` record known around one window of rows (a fetched page).
+
+    Row `r` is line `data_start + r`; offsets are known for row 1, for the rows read and
+    for the end of the last row.
+    """
+
+    def __init__(
+        self,
+        *,
+        data_start: int,
+        total: int,
+        first_char: int,
+        data_end_char: int,
+        window_first: int,
+        window_starts: Sequence[int],
+        window_end: int,
+    ) -> None:
+        self.data_start = data_start
+        self.total = total
+        self.first_char = first_char
+        self.data_end_char = data_end_char
+        self.window_first = window_first
+        self.window_starts = list(window_starts)
+        self.window_end = window_end
+
+    def _char(self, row: int) -> int:
+        """Offset where `row` starts (`total + 1`: the end of the rows)."""
+        index = row - self.window_first
+        if 0 <= index < len(self.window_starts):
+            return self.window_starts[index]
+        if index == len(self.window_starts):
+            return self.window_end
+        if row == 1:
+            return self.first_char
+        if row == self.total + 1:
+            return self.data_end_char
+        msg = f"offset of row {row} is not known"
+        raise LookupError(msg)
+
+    def start(self, row: int) -> tuple[int, int]:
+        return self.data_start + row, self._char(row)
+
+    def end(self, row: int) -> tuple[int, int]:
+        return self.data_start + row, self._char(row + 1)
+
+    def whole_lines(self, first: int, last: int) -> tuple[int, bool, bool]:
+        return last - first + 1, False, False
+
+    def line_range_rows(self, start_line: int, end_line: int) -> tuple[int, int]:
+        a = max(1, start_line - self.data_start)
+        b = min(self.total, end_line - self.data_start)
+        return a, max(a - 1, b)
+
+
+def _omitted(geometry: _Geometry, first: int, last: int) -> list[OmittedRange]:
+    """Rows outside `first..last`, as line/char ranges of the stored record."""
+    out: list[OmittedRange] = []
+    spans = []
+    if first > 1:
+        spans.append((1, min(first - 1, geometry.total)))
+    start = max(first, last + 1)
+    if start <= geometry.total:
+        spans.append((start, geometry.total))
+    for lo, hi in spans:
+        if hi < lo:
+            continue
+        try:
+            start_line, start_char = geometry.start(lo)
+            end_line, end_char = geometry.end(hi)
+        except LookupError:  # a fetched window that says nothing about these rows
+            continue
+        lines, partial_start, partial_end = geometry.whole_lines(lo, hi)
+        out.append(
+            OmittedRange(
+                start_line=start_line,
+                end_line=end_line,
+                start_char=start_char,
+                end_char=max(start_char, end_char),
+                lines=lines,
+                partial_start=partial_start,
+                partial_end=partial_end,
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- formatting
@@ -210,13 +404,13 @@ def _stats_line(stats: ColumnStats) -> str:
     return clean_for_display(" ".join(parts[:2]) + " · " + " · ".join(parts[2:]))
 
 
-def _shown_columns(table: Table, options: RowsOptions) -> tuple[list[str], list[str]]:
+def _shown_columns(columns: Sequence[str], options: RowsOptions) -> tuple[list[str], list[str]]:
     if options.fields is None:
-        return list(table.columns), []
-    wanted = [f for f in options.fields if f in table.columns]
+        return list(columns), []
+    wanted = [f for f in options.fields if f in columns]
     if not wanted:  # a whitelist that matches nothing would hide everything: show all
-        return list(table.columns), []
-    hidden = [c for c in table.columns if c not in wanted]
+        return list(columns), []
+    hidden = [c for c in columns if c not in wanted]
     return wanted, hidden
 
 
@@ -224,6 +418,73 @@ def _rows_phrase(first: int, last: int) -> str:
     if last < first:
         return "no rows"
     return f"row {first:,}" if first == last else f"rows {first:,}-{last:,}"
+
+
+def _aligned(first: int, capacity: int) -> list[tuple[int, int]]:
+    """Ways to show rows from `first` so that `next` is a page reference.
+
+    The next page must start right after the rows shown: `(first - 1 + shown) % size == 0`.
+    Returns `(shown, size)` pairs, best first: as many rows as fit, on pages of at least half
+    the rows that fit.
+    """
+    if capacity <= 0:
+        return []
+    if (first - 1) % capacity == 0:
+        return [(capacity, capacity)]
+    options: list[tuple[int, int]] = []
+    for size in range(capacity, max(1, capacity // 2) - 1, -1):
+        end = ((first - 1 + capacity) // size) * size
+        shown = end - (first - 1)
+        if shown >= 1:
+            options.append((shown, size))
+    options.sort(key=lambda o: (-o[0], -o[1]))
+    return options
+
+
+# --------------------------------------------------------------------------- pages
+
+
+@dataclass(slots=True)
+class _Page:
+    """A run of rows to show, and what is known about the record around them."""
+
+    rows: Sequence[Mapping[str, Any]]
+    first_row: int
+    total: int
+    columns: list[str]
+    delimiter: str | None
+    source: str
+    stored_as: str
+    geometry: _Geometry
+    record_chars: int
+    record_lines: int
+    record_bytes: int
+    asked: Reference | None = None
+    line_request: bool = False
+    first_view: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _RowsData:
+    table: Table
+    geometry: _Geometry
+    stored_as: str
+    stats: dict[tuple[str, ...], list[ColumnStats]] = field(default_factory=dict)
+
+    def stats_for(self, columns: Sequence[str]) -> list[ColumnStats]:
+        key = tuple(columns)
+        if key not in self.stats:
+            self.stats[key] = column_stats(self.table.rows, columns, top_k=_TOP_SHOWN)
+        return self.stats[key]
+
+
+def _display_delimiter(table: Table) -> str | None:
+    return table.delimiter if table.source == "csv" else None
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 # --------------------------------------------------------------------------- the view
@@ -246,35 +507,56 @@ class RowsView(ResultViewBuilder):
     # ------------------------------------------------------------------ sniff / prepare
 
     def sniff(self, payload: object) -> float:
-        """Row containers score high; delimited text and JSON arrays of objects moderately."""
+        """Row containers score high; JSON lines, JSON arrays of objects and tables less."""
         if isinstance(payload, str):
             prefix = payload[:SNIFF_PREFIX_CHARS]
-            head = prefix.lstrip()[:2]
-            if head.startswith("[") and head[1:2] in ("{", "\n", " ", "\r", "\t"):
-                probe = prefix.lstrip()[1:].lstrip()
-                return 0.8 if probe.startswith("{") else 0.0
-            if sniff_delimiter(prefix) is not None:
-                return 0.7
-            return 0.0
+            layout = detect_layout(prefix, whole=len(payload) <= SNIFF_PREFIX_CHARS)
+            if layout is None:
+                return 0.0
+            if layout.format == "json_array":
+                return 0.8 if _first_element_is_object(prefix) else 0.0
+            return 0.8 if layout.format == JSONL else 0.7
         return 0.95 if looks_like_rows(payload) else 0.0
 
     def prepare(self, payload: object) -> Prepared:
-        """Recognise the rows and store them as JSONL (one object per line)."""
-        table = table_from_payload(payload)
-        if table is None:
-            prepared = _TEXT_FALLBACK.prepare(payload)
-            prepared.facts["fallback"] = "text"
-            return prepared
-        raw = to_jsonl(table.rows)
-        line_ends = _iter_line_ends(raw)
-        facts = {
+        """Recognise the rows; store text exactly as given, objects as JSONL."""
+        if isinstance(payload, str):
+            parsed = text_rows(payload)
+            if parsed is None:
+                return self._fallback(payload)
+            raw = payload
+            stored_as = "text"
+        else:
+            table = table_from_payload(payload)
+            if table is None:
+                return self._fallback(payload)
+            raw = to_jsonl(table.rows)
+            starts = line_starts_of(raw)
+            ends = array("q", starts[1:])
+            ends.append(len(raw))
+            if not table.rows:
+                starts, ends = array("q"), array("q")
+            parsed = ParsedRows(table, TextLayout(format=JSONL), starts, ends, line_starts_of(raw))
+            stored_as = "jsonl"
+        table = parsed.table
+        facts: dict[str, Any] = {
             "rows": len(table.rows),
             "columns": list(table.columns),
             "source": table.source,
+            "stored_as": stored_as,
         }
         if table.delimiter is not None:
             facts["delimiter"] = table.delimiter
-        return Prepared(raw=raw, data=_RowsData(table=table, line_ends=line_ends), facts=facts)
+        data = _RowsData(
+            table=table, geometry=_ParsedGeometry(parsed, len(raw)), stored_as=stored_as
+        )
+        return Prepared(raw=raw, data=data, facts=facts)
+
+    @staticmethod
+    def _fallback(payload: object) -> Prepared:
+        prepared = _TEXT_FALLBACK.prepare(payload)
+        prepared.facts["fallback"] = "text"
+        return prepared
 
     # ------------------------------------------------------------------ render
 
@@ -286,56 +568,66 @@ class RowsView(ResultViewBuilder):
         options = RowsOptions.from_mapping(ctx.options)
         table = data.table
         raw = prepared.raw if isinstance(prepared.raw, str) else ""
-        columns, hidden = _shown_columns(table, options)
-        total = len(table.rows)
+        columns, _ = _shown_columns(table.columns, options)
         stats = data.stats_for(columns[:_MAX_SUMMARY_COLUMNS]) if options.column_summaries else []
-        max_rows = min(total, options.page_size)
-        delimiter = table.delimiter if table.source == "csv" else None
-        candidates = _candidate_rows(
-            table.rows, columns, max_rows, options.max_value_chars, delimiter
+        page = _Page(
+            rows=table.rows[: options.page_size],
+            first_row=1,
+            total=len(table.rows),
+            columns=list(table.columns),
+            delimiter=_display_delimiter(table),
+            source=table.source,
+            stored_as=data.stored_as,
+            geometry=data.geometry,
+            record_chars=len(raw),
+            record_lines=len(line_starts_of(raw)) if raw else 0,
+            record_bytes=_utf8_len(raw),
+            first_view=True,
         )
-        summary_lines = [_stats_line(s) for s in stats]
+        return self._render_page(page, ctx, stats)
+
+    def _render_page(
+        self, page: _Page, ctx: ViewContext, stats: Sequence[ColumnStats] = ()
+    ) -> Rendered:
+        """Fit summaries and rows to the budget; `next` continues at the first row not shown."""
+        options = RowsOptions.from_mapping(ctx.options)
+        columns, hidden = _shown_columns(page.columns, options)
+        stats = list(stats)
+        limit = options.max_value_chars
+        candidates = _candidate_rows(page.rows, columns, len(page.rows), limit, page.delimiter)
         fence = new_fence(
             (line for line, _, _ in candidates),
             (_row_line(values) for _, values, _ in candidates),
-            summary_lines,
-            [_json(columns), _row_line(columns, delimiter)],
+            [_stats_line(s) for s in stats],
+            [_json(columns), _row_line(columns, page.delimiter)],
         )
-        base_ref = ctx.reference
+        views: dict[tuple[int, int, int], ResultView] = {}
 
-        def build_view(n_summary: int, n_rows: int, limit: int) -> ResultView:
+        def build(n_summary: int, n_rows: int, clip_at: int, size: int | None) -> str:
+            key = (n_summary, n_rows, clip_at)
             shown = (
-                candidates
-                if limit == options.max_value_chars
-                else _candidate_rows(table.rows[:n_rows], columns, n_rows, limit, delimiter)
+                candidates[:n_rows]
+                if clip_at == options.max_value_chars
+                else _candidate_rows(page.rows, columns, n_rows, clip_at, page.delimiter)
             )
-            shown = shown[:n_rows]
-            return self._view(
-                ctx=ctx,
-                table=table,
-                raw=raw,
-                line_ends=data.line_ends,
+            view = self._view(
+                page,
+                ctx,
                 columns=columns,
                 hidden=hidden,
                 stats=stats[:n_summary],
                 rows=shown,
-                clip_limit=limit,
-                base_ref=base_ref,
-                source=table.source,
+                clip_limit=clip_at,
+                next_size=size,
             )
-
-        levels = len(stats) + max_rows
-        chosen: tuple[int, str] | None = None
-        view_at: dict[int, ResultView] = {}
-
-        def text_at(level: int, limit: int) -> str:
-            n_summary = min(level, len(stats))
-            n_rows = max(0, level - len(stats))
-            view = build_view(n_summary, n_rows, limit)
-            view_at[level] = view
+            views[key] = view
             return self._compose(view, ctx).render(fence)
 
-        limit = options.max_value_chars
+        def text_at(level: int, clip_at: int) -> str:
+            n_rows = max(0, level - len(stats))
+            return build(min(level, len(stats)), n_rows, clip_at, None)
+
+        levels = len(stats) + len(candidates)
         guess = len(stats) + _guess_rows(candidates, ctx, len(stats))
         chosen = largest_fitting(
             lambda lv: text_at(lv, limit),
@@ -345,7 +637,7 @@ class RowsView(ResultViewBuilder):
             counter=ctx.counter,
             guess=guess,
         )
-        few = min(max_rows, 10)
+        few = min(len(candidates), 10)
         if (
             chosen is not None
             and chosen[0] - len(stats) < few
@@ -354,7 +646,6 @@ class RowsView(ResultViewBuilder):
         ):
             # Long values crowd out rows: clip them shorter before giving up rows.
             limit = 60
-            view_at.clear()
             chosen = largest_fitting(
                 lambda lv: text_at(lv, limit),
                 lo=0,
@@ -363,55 +654,84 @@ class RowsView(ResultViewBuilder):
                 counter=ctx.counter,
             )
         if chosen is None:
-            text = minimal_text(
-                ctx, f"{plural(total, 'row')}, {plural(len(table.columns), 'column')}"
-            )
-            view = build_view(0, 0, limit)
-            view.items = []
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
+            return self._minimal(page, ctx, columns, hidden)
         level, text = chosen
-        view = view_at.get(level) or build_view(
-            min(level, len(stats)), max(0, level - len(stats)), limit
+        n_summary, capacity = min(level, len(stats)), max(0, level - len(stats))
+        last_if_all = page.first_row + capacity - 1
+        if capacity == 0 or last_if_all >= page.total or self._next_by_lines(page, capacity):
+            return Rendered(
+                content=text, view=stamp_view(views[(n_summary, capacity, limit)], text, ctx)
+            )
+        # `next` must be a page reference that starts right after the last row shown.
+        for shown, size in _aligned(page.first_row, capacity):
+            text = build(n_summary, shown, limit, size)
+            if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
+                return Rendered(
+                    content=text, view=stamp_view(views[(n_summary, shown, limit)], text, ctx)
+                )
+        return self._minimal(page, ctx, columns, hidden)  # pragma: no cover - 1 row fitted
+
+    def _minimal(
+        self, page: _Page, ctx: ViewContext, columns: list[str], hidden: list[str]
+    ) -> Rendered:
+        facts = f"{plural(page.total, 'row')}, {plural(len(page.columns), 'column')}"
+        text = minimal_text(ctx, facts)
+        view = self._view(
+            page,
+            ctx,
+            columns=columns,
+            hidden=hidden,
+            stats=[],
+            rows=[],
+            clip_limit=0,
+            next_size=None,
         )
         return Rendered(content=text, view=stamp_view(view, text, ctx))
+
+    @staticmethod
+    def _next_by_lines(page: _Page, shown: int) -> bool:
+        """Whether `next` is a line range (a line-range fetch over rows on lines of their own)."""
+        if not page.line_request or page.first_row + shown > page.total:
+            return False
+        return page.geometry.row_per_line()
 
     # ------------------------------------------------------------------ view record
 
     def _view(
         self,
-        *,
+        page: _Page,
         ctx: ViewContext,
-        table: Table,
-        raw: str,
-        line_ends: Sequence[int],
+        *,
         columns: list[str],
         hidden: list[str],
-        stats: list[ColumnStats],
-        rows: list[tuple[str, list[Any], bool]],
+        stats: Sequence[ColumnStats],
+        rows: Sequence[tuple[str, list[Any], bool]],
         clip_limit: int,
-        base_ref: Reference | None,
-        source: str,
-        first_row: int = 1,
-        record_rows: int | None = None,
+        next_size: int | None,
     ) -> ResultView:
-        total = len(table.rows) if record_rows is None else record_rows
+        total = page.total
+        first_row = page.first_row
         n = len(rows)
         last_row = first_row + n - 1
         clipped = sum(1 for _, _, c in rows if c)
+        delimited = page.delimiter is not None
         summary: dict[str, Any] = {
             "rows": total,
-            "columns": list(table.columns),
+            "columns": list(page.columns),
             "fields_shown": list(columns),
             "fields_hidden": list(hidden),
-            "source": source,
+            "source": page.source,
+            "stored_as": page.stored_as,
             "column_summaries": {s.name: s.to_dict() for s in stats},
             "rows_shown": [first_row, last_row] if n else [],
             "rows_with_clipped_values": clipped,
             "value_clip_chars": clip_limit,
-            "row_format": "delimited" if source == "csv" and table.delimiter else "json",
-            "delimiter": table.delimiter if source == "csv" else None,
-            "headline": f"rows: {plural(total, 'row')} × {plural(len(table.columns), 'column')}",
+            "row_format": "delimited" if delimited else "json",
+            "delimiter": page.delimiter,
+            "headline": f"rows: {plural(total, 'row')} × {plural(len(page.columns), 'column')}",
         }
+        if page.notes:
+            summary["notes"] = list(page.notes)
         items = [
             {
                 "type": "row",
@@ -422,24 +742,12 @@ class RowsView(ResultViewBuilder):
             for i, (_, values, c) in enumerate(rows)
         ]
         references: dict[str, str] = {}
-        omitted: list[OmittedRange] = []
-        if base_ref is not None:
-            references["all"] = str(base_ref)
+        base = ctx.reference
+        if base is not None:
+            references["all"] = str(base)
             if n:
-                if first_row == 1:
-                    references["current"] = str(base_ref.with_page(1, n))
-                else:
-                    references["current"] = str(base_ref.with_lines(first_row, last_row))
-        if n < total - first_row + 1 or first_row > 1:
-            omitted = _omitted_rows(raw, line_ends, first_row, last_row, total)
-        if base_ref is not None and last_row < total:
-            if first_row == 1 and n:
-                references["next"] = str(base_ref.with_page(2, n))
-            else:
-                start = last_row + 1
-                size = max(n, 1)
-                references["next"] = str(base_ref.with_lines(start, min(total, start + size - 1)))
-        observations = _observations(stats, total)
+                references.update(self._refs(page, base, n, next_size))
+        omitted = _omitted(page.geometry, first_row, last_row) if total else []
         return ResultView(
             kind=self.kind,
             summary=summary,
@@ -447,14 +755,42 @@ class RowsView(ResultViewBuilder):
             total=total,
             unit="rows",
             shown=n,
-            observations=observations,
+            observations=_observations(stats, total),
             references=references,
             omitted=omitted,
             truncated=bool(omitted) or clipped > 0 or bool(hidden),
-            original_chars=len(raw),
-            original_lines=total,
-            original_bytes=len(raw.encode("utf-8", "surrogatepass")) if raw else 0,
+            original_chars=page.record_chars,
+            original_lines=page.record_lines,
+            original_bytes=page.record_bytes,
         )
+
+    def _refs(self, page: _Page, base: Reference, n: int, next_size: int | None) -> dict[str, str]:
+        first, last = page.first_row, page.first_row + n - 1
+        refs: dict[str, str] = {}
+        if (first - 1) % n == 0:
+            refs["current"] = str(base.with_page((first - 1) // n + 1, n))
+        elif page.asked is not None:
+            refs["current"] = str(page.asked)
+        start_char = page.geometry.start(first)[1]
+        end_char = page.geometry.end(last)[1]
+        if end_char > start_char:
+            refs["raw"] = str(base.with_chars(start_char, end_char - start_char))
+        if last < page.total:
+            if self._next_by_lines(page, n):
+                start_line = page.geometry.start(last + 1)[0]
+                asked = page.asked
+                span = (
+                    (asked.end_line - asked.start_line)
+                    if asked is not None
+                    and asked.start_line is not None
+                    and asked.end_line is not None
+                    else n - 1
+                )
+                refs["next"] = str(base.with_lines(start_line, start_line + max(0, span)))
+            else:
+                size = next_size or n
+                refs["next"] = str(base.with_page((first - 1 + n) // size + 1, size))
+        return refs
 
     def _compose(self, view: ResultView, ctx: ViewContext) -> Layout:
         """The layout, read from the view record only."""
@@ -489,7 +825,8 @@ class RowsView(ResultViewBuilder):
             )
         facts = f"{plural(total, 'row')} × {plural(len(all_columns), 'field')}"
         if view.original_bytes:
-            facts += f", {human_size(view.original_bytes, 'byte')} as JSONL"
+            as_what = " as JSONL" if s.get("stored_as") == "jsonl" else ""
+            facts += f", {human_size(view.original_bytes, 'byte')}{as_what}"
         shown_parts = []
         if len(summary_lines) > 1:
             shown_parts.append(
@@ -519,15 +856,248 @@ class RowsView(ResultViewBuilder):
             )
         if hidden:
             omitted_parts.append(f"{plural(len(hidden), 'field')} not in the tool's field list")
+        omitted_parts.extend(str(note) for note in s.get("notes", []))
         refs: list[tuple[str, str]] = []
         if "next" in view.references:
             refs.append(("Next page", view.references["next"]))
-        elif view.items and "current" in view.references and clipped:
-            refs.append(("Unclipped rows", view.references["current"]))
+        if view.items and "raw" in view.references and (clipped or hidden):
+            refs.append(("These rows as the original text", view.references["raw"]))
         footer = footer_text(ctx, omitted="; ".join(omitted_parts) or None, references=refs)
         return Layout(header=header, sections=sections, footer=footer)
 
     # ------------------------------------------------------------------ fetched pages
+
+    def fetch_slice(self, reference: Reference, record: RecordInfo, ctx: ViewContext) -> FetchSteps:
+        """Serve a fetch of rows: a page, the rows on a line range, or the original text.
+
+        Pages and line ranges are shown as rows (the tool's field list and value clipping,
+        the output's own delimiter); an `offset`/`limit` range, binary and capped records are
+        shown as the original text. Rows laid out one per line are read as a line range
+        (plus the first and last lines of the record, for the header and the row count);
+        rows that may span lines are found by parsing the whole record (at most
+        `record.max_read` characters).
+        """
+        if (
+            record.binary
+            or record.capped
+            or reference.offset is not None
+            or reference.limit is not None
+            or reference.path is not None
+        ):
+            return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
+        head = yield SliceRequest(offset=0, limit=SNIFF_PREFIX_CHARS, max_size=SNIFF_PREFIX_CHARS)
+        head_text = head.data if isinstance(head.data, str) else ""
+        layout = detect_layout(head_text, whole=head.end_offset >= record.size)
+        if layout is None:
+            return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
+        if layout.line_rows:
+            return (yield from self._fetch_line_rows(reference, record, ctx, layout, head_text))
+        if record.size > record.max_read:
+            rid = ctx.reference or reference.base()
+            call = fetch_call(
+                rid.with_chars(0, max(1_000, ctx.budget.chars // 2)), tool_name=ctx.fetch_tool_name
+            )
+            msg = (
+                f"This result is {record.size:,} chars and its rows may span lines, so finding "
+                f"a page of rows means parsing all of it, which is more than a fetch reads at "
+                f"once ({record.max_read:,} chars). Read it as text instead: {call}, then "
+                "continue with the `next` reference."
+            )
+            raise FetchSliceError(msg)
+        whole = yield SliceRequest(max_size=record.max_read)
+        text = whole.data if isinstance(whole.data, str) else ""
+        parsed = parse_text_rows(text, layout) if whole.complete else None
+        if parsed is None:
+            return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
+        geometry = _ParsedGeometry(parsed, record.size)
+        first, last, line_request = self._wanted_rows(reference, geometry)
+        table = parsed.table
+        page = _Page(
+            rows=table.rows[first - 1 : last],
+            first_row=first,
+            total=geometry.total,
+            columns=list(table.columns),
+            delimiter=_display_delimiter(table),
+            source=table.source,
+            stored_as="text",
+            geometry=geometry,
+            record_chars=record.size,
+            record_lines=record.lines,
+            record_bytes=_utf8_len(text),
+            asked=reference,
+            line_request=line_request,
+        )
+        return self._page_or_nothing(page, ctx)
+
+    def _wanted_rows(self, reference: Reference, geometry: _Geometry) -> tuple[int, int, bool]:
+        """First and last row a reference asks for, and whether it asked by lines."""
+        total = geometry.total
+        if reference.page is not None or reference.page_size is not None:
+            size = reference.page_size or self.default_page_size
+            first = ((reference.page or 1) - 1) * size + 1
+            return first, min(total, first + size - 1), False
+        if reference.start_line is not None or reference.end_line is not None:
+            start = reference.start_line or 1
+            end = reference.end_line if reference.end_line is not None else 2**62
+            first, last = geometry.line_range_rows(start, max(start, end))
+            return first, last, True
+        return 1, total, False
+
+    def _page_or_nothing(self, page: _Page, ctx: ViewContext) -> Rendered:
+        if page.rows:
+            return self._render_page(page, ctx)
+        first = page.first_row
+        if first > page.total:
+            what = f"nothing: the result has only {plural(page.total, 'row')}"
+        else:
+            what = "no rows start on the lines asked for"
+        page.notes.append(what)
+        columns, hidden = _shown_columns(page.columns, RowsOptions.from_mapping(ctx.options))
+        view = self._view(
+            page,
+            ctx,
+            columns=columns,
+            hidden=hidden,
+            stats=[],
+            rows=[],
+            clip_limit=0,
+            next_size=None,
+        )
+        base = ctx.reference
+        refs: list[tuple[str, str]] = []
+        if base is not None and page.total:
+            refs.append(("First page", str(base.with_page(1, self.default_page_size))))
+        header = header_text(ctx, self.kind, f"{plural(page.total, 'row')}", "no rows")
+        footer = footer_text(ctx, omitted=f"{what} (asked: {page.asked})", references=refs)
+        text = f"{header}\n{footer}"
+        if len(text) > ctx.budget.chars or ctx.counter.count(text) > ctx.budget.tokens:
+            text = minimal_text(ctx, what)
+        return Rendered(content=text, view=stamp_view(view, text, ctx))
+
+    def _fetch_line_rows(
+        self,
+        reference: Reference,
+        record: RecordInfo,
+        ctx: ViewContext,
+        layout: TextLayout,
+        head: str,
+    ) -> FetchSteps:
+        """A page of a record whose rows are its lines: read only that line range."""
+        data_start = layout.data_start
+        head_starts = line_starts_of(head)
+        if data_start >= len(head_starts) and record.lines > data_start:
+            # The header is longer than the sniffed prefix: rows cannot be placed.
+            return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
+        first_char = head_starts[data_start] if data_start < len(head_starts) else record.size
+        # The rows end before trailing blank lines (and psql's "(N rows)" footer).
+        data_end_line, data_end_char = record.lines, record.size
+        while data_end_line > data_start:
+            lo = max(data_start + 1, data_end_line - _TAIL_LINES + 1)
+            tail = yield SliceRequest(start_line=lo, end_line=data_end_line, max_size=1 << 20)
+            tail_text = tail.data if isinstance(tail.data, str) else ""
+            lines = tail_text.split("\n")
+            if tail_text.endswith("\n"):
+                lines.pop()
+            if not tail.complete or len(lines) != data_end_line - lo + 1:
+                break  # huge trailing lines: they are rows
+            offsets = [tail.offset]
+            for line in lines[:-1]:
+                offsets.append(offsets[-1] + len(line) + 1)
+            index = len(lines) - 1
+            while index >= 0 and is_trailer_line(lines[index], layout):
+                index -= 1
+            if index >= 0:
+                data_end_char = offsets[index] + len(lines[index]) + 1
+                data_end_line = lo + index
+                break
+            data_end_line, data_end_char = lo - 1, tail.offset
+        data_end_char = min(data_end_char, record.size)
+        total = max(0, data_end_line - data_start)
+        probe = _LineGeometry(
+            data_start=data_start,
+            total=total,
+            first_char=first_char,
+            data_end_char=data_end_char,
+            window_first=1,
+            window_starts=[],
+            window_end=first_char,
+        )
+        first, last, line_request = self._wanted_rows(reference, probe)
+        columns = list(layout.columns)
+        if first > last or first > total:
+            page = self._line_page(layout, probe, [], first, record, reference, line_request)
+            return self._page_or_nothing(page, ctx)
+        max_size = min(record.max_read, max(_PAGE_READ_MIN_CHARS, ctx.budget.chars * 4))
+        part = yield SliceRequest(
+            start_line=data_start + first, end_line=data_start + last, max_size=max_size
+        )
+        text = part.data if isinstance(part.data, str) else ""
+        lines = text.split("\n")
+        if text.endswith("\n") or not text:
+            lines.pop()
+        elif not part.complete:
+            lines.pop()  # the read was cut inside this row: it is not shown
+        rows = line_rows(lines, layout)
+        if rows is None:  # a line that is not a JSON object: show the text as it is
+            return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
+        if not rows:
+            call = fetch_call(
+                (ctx.reference or reference.base()).with_chars(part.offset, 20_000),
+                tool_name=ctx.fetch_tool_name,
+            )
+            msg = (
+                f"Row {first:,} alone is longer than {max_size:,} chars, so it cannot be shown "
+                f"as a row. Read it as text: {call}."
+            )
+            raise FetchSliceError(msg)
+        starts = [part.offset]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        window_end = starts[-1] + len(lines[-1]) + 1
+        geometry = _LineGeometry(
+            data_start=data_start,
+            total=total,
+            first_char=first_char,
+            data_end_char=max(data_end_char, min(window_end, record.size)),
+            window_first=first,
+            window_starts=starts,
+            window_end=min(window_end, record.size),
+        )
+        if layout.format == JSONL:
+            seen: dict[str, None] = {}
+            for row in rows:
+                for key in row:
+                    seen.setdefault(key, None)
+            columns = list(seen)
+        page = self._line_page(layout, geometry, rows, first, record, reference, line_request)
+        page.columns = columns
+        return self._page_or_nothing(page, ctx)
+
+    @staticmethod
+    def _line_page(  # noqa: PLR0917 - private, called twice
+        layout: TextLayout,
+        geometry: _LineGeometry,
+        rows: Sequence[Mapping[str, Any]],
+        first: int,
+        record: RecordInfo,
+        reference: Reference,
+        line_request: bool,
+    ) -> _Page:
+        return _Page(
+            rows=rows,
+            first_row=first,
+            total=geometry.total,
+            columns=list(layout.columns),
+            delimiter=layout.delimiter if layout.format != JSONL else None,
+            source=layout.source,
+            stored_as="text",
+            geometry=geometry,
+            record_chars=record.size,
+            record_lines=record.lines,
+            record_bytes=0,
+            asked=reference,
+            line_request=line_request,
+        )
 
     def render_slice(
         self,
@@ -540,83 +1110,74 @@ class RowsView(ResultViewBuilder):
         record_lines: int,
         ctx: ViewContext,
     ) -> Rendered | None:
-        """Render a fetched page of the stored JSONL as rows, with its own next reference.
+        """Render lines of a JSONL record (one row per line) read by a caller as rows.
 
-        Returns `None` (the plain text slice is used instead) for character-range reads and
-        for records that are not JSONL rows.
+        `fetch_slice` is what the fetch tool uses; this renders a slice that was read
+        without it. Returns `None` (the plain text slice is used instead) for character
+        ranges and for data that is not JSONL rows.
         """
         if not isinstance(data, str) or slice_start_line is None:
             return None
-        rows = rows_from_jsonl(data)
-        if rows is None and not data.endswith("\n") and "\n" in data:
+        if reference.offset is not None or reference.limit is not None:
+            return None
+        text = data
+        rows = rows_from_jsonl(text)
+        if rows is None and not text.endswith("\n") and "\n" in text:
             # A read capped by size ends inside a row: show the whole rows before it (the
             # next reference starts at the cut row).
-            rows = rows_from_jsonl(data[: data.rindex("\n") + 1])
+            text = text[: text.rindex("\n") + 1]
+            rows = rows_from_jsonl(text)
         if rows is None:
             return None
-        options = RowsOptions.from_mapping(ctx.options)
-        columns_seen: dict[str, None] = {}
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()
+        starts = [slice_offset]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        end = starts[-1] + len(lines[-1]) + 1 if lines else slice_offset
+        geometry = _LineGeometry(
+            data_start=0,
+            total=record_lines,
+            first_char=0,
+            data_end_char=record_size,
+            window_first=slice_start_line,
+            window_starts=starts,
+            window_end=min(end, record_size),
+        )
+        seen: dict[str, None] = {}
         for row in rows:
             for key in row:
-                columns_seen.setdefault(key, None)
-        table = Table(columns=list(columns_seen), rows=rows, source="jsonl")
-        columns, hidden = _shown_columns(table, options)
-        candidates = _candidate_rows(rows, columns, len(rows), options.max_value_chars)
-        fence = new_fence((line for line, _, _ in candidates), [_json(columns)])
-        base = ctx.reference or reference.base()
-        line_ends: list[int] = []  # offsets are relative to the slice: not reported
-        view_at: dict[int, ResultView] = {}
-
-        def text_at(n: int) -> str:
-            view = self._view(
-                ctx=ctx,
-                table=table,
-                raw="",
-                line_ends=line_ends,
-                columns=columns,
-                hidden=hidden,
-                stats=[],
-                rows=candidates[:n],
-                clip_limit=options.max_value_chars,
-                base_ref=base,
-                source="jsonl",
-                first_row=slice_start_line,
-                record_rows=record_lines,
-            )
-            view.summary["slice_rows"] = len(rows)
-            view_at[n] = view
-            return self._compose(view, ctx).render(fence)
-
-        chosen = largest_fitting(
-            text_at,
-            lo=0,
-            hi=len(candidates),
-            budget=ctx.budget,
-            counter=ctx.counter,
-            guess=_guess_rows(candidates, ctx, 0),
+                seen.setdefault(key, None)
+        page = _Page(
+            rows=rows,
+            first_row=slice_start_line,
+            total=record_lines,
+            columns=list(seen),
+            delimiter=None,
+            source="jsonl",
+            stored_as="jsonl",
+            geometry=geometry,
+            record_chars=record_size,
+            record_lines=record_lines,
+            record_bytes=0,
+            asked=reference,
+            line_request=reference.start_line is not None or reference.end_line is not None,
         )
-        if chosen is None:
-            text = minimal_text(ctx, f"{plural(len(rows), 'row')} of {record_lines:,}")
-            view = ResultView(kind=self.kind, total=record_lines, unit="rows", truncated=True)
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        n, text = chosen
-        view = view_at[n]
-        view.original_chars = record_size
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
+        return self._page_or_nothing(page, ctx)
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _iter_line_ends(raw: str) -> list[int]:
-    ends: list[int] = []
-    pos = raw.find("\n")
-    while pos >= 0:
-        ends.append(pos + 1)
-        pos = raw.find("\n", pos + 1)
-    if raw and not raw.endswith("\n"):
-        ends.append(len(raw))
-    return ends
+def _first_element_is_object(prefix: str) -> bool:
+    """Whether a JSON array's first element decodes as an object (within the prefix)."""
+    start = prefix.index("{")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(prefix, start)
+    except ValueError:
+        return len(prefix) >= SNIFF_PREFIX_CHARS  # an element longer than the prefix
+    return isinstance(value, dict)
 
 
 def _candidate_rows(
@@ -652,43 +1213,6 @@ def _guess_rows(
     room_tokens = ctx.budget.tokens * 0.8 - 150 - overhead_lines * 20
     room_chars = ctx.budget.chars * 0.8 - 600 - overhead_lines * 80
     return max(0, int(min(room_tokens / per_row_tokens, room_chars / max(1.0, per_row_chars))))
-
-
-def _omitted_rows(
-    raw: str, line_ends: Sequence[int], first: int, last: int, total: int
-) -> list[OmittedRange]:
-    """Rows outside `first..last`, as line/char ranges of the stored JSONL."""
-    out: list[OmittedRange] = []
-
-    def char_at(row: int) -> int:
-        # Offset of the first character of `row` (1-based) in the JSONL.
-        if not line_ends:
-            return 0
-        return 0 if row <= 1 else line_ends[min(row - 1, len(line_ends)) - 1]
-
-    if first > 1:
-        out.append(
-            OmittedRange(
-                start_line=1,
-                end_line=first - 1,
-                start_char=char_at(1),
-                end_char=char_at(first),
-                lines=first - 1,
-            )
-        )
-    start = max(first, last + 1)
-    if start <= total:
-        end_char = line_ends[-1] if line_ends else len(raw)
-        out.append(
-            OmittedRange(
-                start_line=start,
-                end_line=total,
-                start_char=char_at(start),
-                end_char=max(char_at(start), end_char),
-                lines=total - start + 1,
-            )
-        )
-    return out
 
 
 def _stats_from_dict(name: str, data: Mapping[str, Any]) -> ColumnStats:
