@@ -49,11 +49,14 @@ from langchain_result_layer.errors import (
 from langchain_result_layer.pipeline import META_KEY
 from langchain_result_layer.stores.base import DEFAULT_TTL_SECONDS, ReadResult, RecordMeta
 from langchain_result_layer.views.base import (
-    ResultViewBuilder,
+    DEFAULT_MAX_READ_CHARS,
+    FetchSliceError,
+    FetchSteps,
+    RecordInfo,
+    Rendered,
     SliceRequest,
     ViewContext,
     get_view,
-    render_slice,
 )
 from langchain_result_layer.views.text import TextView
 
@@ -146,7 +149,8 @@ def _effective_reference(ref: Reference, args: dict[str, int | None]) -> Referen
         return ref
     arg_forms = {form for form, names in _RANGE_FORMS.items() if any(n in given for n in names)}
     ref_forms = {
-        form for form, names in _RANGE_FORMS.items()
+        form
+        for form, names in _RANGE_FORMS.items()
         if any(getattr(ref, n) is not None for n in names)
     }
     same_form = arg_forms == ref_forms
@@ -174,20 +178,21 @@ def _accepts_max_size(store: ResultStore) -> bool:
     return "max_size" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-def _read_kwargs(request: SliceRequest, max_size: int | None) -> dict[str, Any]:
+def _read_kwargs(request: SliceRequest, cap: int, max_size_ok: bool) -> dict[str, Any]:
+    """Store read arguments for one request (no range: the whole record)."""
     kwargs: dict[str, Any] = {}
     if request.offset is not None or request.limit is not None:
         kwargs["offset"] = request.offset or 0
         kwargs["limit"] = request.limit
-    else:
+    elif request.start_line is not None or request.end_line is not None:
         kwargs["start_line"] = request.start_line
         kwargs["end_line"] = request.end_line
-    if max_size is not None:
-        kwargs["max_size"] = max_size
+    if max_size_ok:
+        kwargs["max_size"] = min(cap, request.max_size) if request.max_size is not None else cap
     return kwargs
 
 
-def _gap_note(meta: RecordMeta, part: ReadResult, base: Reference, tool_name: str) -> str:
+def _gap_note(meta: RecordMeta, empty_in_gap: bool, base: Reference, tool_name: str) -> str:
     if not meta.capped or meta.gap_start is None or meta.gap_end is None:
         return ""
     reason = meta.cap_reason or "size cap"
@@ -197,11 +202,34 @@ def _gap_note(meta: RecordMeta, part: ReadResult, base: Reference, tool_name: st
         f"were saved; chars {meta.gap_start:,}-{meta.gap_end:,} (end-exclusive) are lost and "
         "cannot be fetched."
     )
-    if part.gap_overlap and not part.data:
+    if empty_in_gap:
         tail = base.with_chars(meta.gap_end, 10_000)
         call = fetch_call(tail, tool_name=tool_name)
         note += f" The saved tail starts at offset {meta.gap_end:,}: {call}."
     return note + "]"
+
+
+@dataclass(slots=True)
+class _Run:
+    """One fetch being served: the view's steps and what was read last."""
+
+    effective: Reference
+    meta: RecordMeta
+    steps: FetchSteps
+    budget: Budget
+    last: ReadResult | None = None
+    rendered: Rendered | None = None
+
+    def advance(self, part: ReadResult | None) -> SliceRequest | None:
+        """Send a read to the view (`None`: start); the next request, or `None` when done."""
+        try:
+            if part is None:
+                return next(self.steps)
+            self.last = part
+            return self.steps.send(part)
+        except StopIteration as done:
+            self.rendered = done.value
+            return None
 
 
 class FetchToolResult(BaseTool):
@@ -222,6 +250,11 @@ class FetchToolResult(BaseTool):
     layer: Any = Field(exclude=True)
     """The `ResultLayer` whose store, budget and principal resolver the tool uses."""
 
+    max_read_chars: int = DEFAULT_MAX_READ_CHARS
+    """Most characters (bytes) one read may return. Fetches that need a whole record (a
+    `?path=` of a JSON result, rows that may span lines) are refused, with a message that says
+    how to read the record in parts, when the record is larger."""
+
     _max_size_ok: bool | None = PrivateAttr(default=None)
 
     # ------------------------------------------------------------------ shared steps
@@ -233,20 +266,28 @@ class FetchToolResult(BaseTool):
     def _budget(self) -> Budget:
         return self._layer().pipeline.budget_for(self.name)
 
-    def _ctx(self, base: Reference, budget: Budget) -> ViewContext:
+    def _ctx(self, base: Reference, budget: Budget, meta: RecordMeta) -> ViewContext:
+        """The view context of a fetched slice: the original tool's view options apply.
+
+        A fetched page shows the same fields (the tool's `fields` whitelist) and clips values
+        the same way (`max_value_chars`) as the first view did.
+        """
         layer = self._layer()
+        policy = layer.pipeline.policy_for(meta.tool_name)
         return ViewContext(
             budget=budget,
             counter=layer.token_counter,
             tool_name=self.name,
             reference=base,
             fetch_tool_name=self.name,
+            head_fraction=policy.head_fraction,
+            options=dict(policy.view_options),
         )
 
-    def _max_size(self, store: ResultStore, budget: Budget) -> int | None:
+    def _max_size_accepted(self, store: ResultStore) -> bool:
         if self._max_size_ok is None:
             self._max_size_ok = _accepts_max_size(store)
-        return budget.chars if self._max_size_ok else None
+        return self._max_size_ok
 
     def _prepare(
         self, ref: str, args: dict[str, int | None], config: RunnableConfig | None
@@ -283,6 +324,8 @@ class FetchToolResult(BaseTool):
 
     def _failure(self, exc: BaseException, effective: Reference) -> _Outcome:
         rid = effective.record_id
+        if isinstance(exc, FetchSliceError):
+            return self._error(str(exc), str(effective), rid)
         if isinstance(exc, RecordNotAccessibleError):
             days = DEFAULT_TTL_SECONDS / 86_400
             return self._error(
@@ -306,38 +349,41 @@ class FetchToolResult(BaseTool):
             str(effective),
         )
 
-    def _plan_read(
-        self, effective: Reference, meta: RecordMeta, store: ResultStore
-    ) -> tuple[ResultViewBuilder, SliceRequest, dict[str, Any], Budget]:
+    def _start(self, effective: Reference, meta: RecordMeta) -> _Run:
+        """Plan a fetch: the view of the record's kind, its context, and its read steps."""
         view = get_view(meta.kind) or get_view("text") or _FALLBACK_VIEW
-        request = view.slice_for(replace(effective, kind=meta.kind), meta.line_count)
-        budget = self._budget()
-        return view, request, _read_kwargs(request, self._max_size(store, budget)), budget
-
-    def _render(
-        self,
-        effective: Reference,
-        meta: RecordMeta,
-        view: ResultViewBuilder,
-        part: ReadResult,
-        budget: Budget,
-    ) -> _Outcome:
-        base = Reference(record_id=meta.record_id, kind=meta.kind)
-        note = _gap_note(meta, part, base, self.name)
-        counter = self._layer().token_counter
-        if note:
-            budget = budget.minus(counter.count(note) + 2, len(note) + 2)
         shown = replace(effective, kind=meta.kind)
-        rendered = render_slice(
-            view,
-            part.data,
-            reference=shown,
-            slice_start_line=part.first_line if part.first_line is not None else part.start_line,
-            slice_offset=part.offset,
-            record_size=meta.original_size,
-            record_lines=meta.line_count,
-            ctx=self._ctx(base, budget),
+        base = Reference(record_id=meta.record_id, kind=meta.kind)
+        budget = self._budget()
+        if meta.capped:  # room for the note on what the store lost
+            note = _gap_note(meta, True, base, self.name)
+            counter = self._layer().token_counter
+            budget = budget.minus(counter.count(note) + 2, len(note) + 2)
+        record = RecordInfo(
+            record_id=meta.record_id,
+            kind=meta.kind,
+            size=meta.original_size,
+            lines=meta.line_count,
+            binary=meta.is_binary,
+            capped=meta.capped,
+            tool_name=meta.tool_name,
+            max_read=self.max_read_chars,
         )
+        steps = view.fetch_slice(shown, record, self._ctx(base, budget, meta))
+        return _Run(effective=shown, meta=meta, steps=steps, budget=budget)
+
+    def _kwargs(self, request: SliceRequest, store: ResultStore) -> dict[str, Any]:
+        return _read_kwargs(request, self.max_read_chars, self._max_size_accepted(store))
+
+    def _finish_run(self, run: _Run) -> _Outcome:
+        rendered = run.rendered
+        meta = run.meta
+        if rendered is None:  # pragma: no cover - a view's steps always return
+            return self._error(f"Fetching {run.effective} produced nothing.", str(run.effective))
+        base = Reference(record_id=meta.record_id, kind=meta.kind)
+        part = run.last
+        empty_in_gap = part is not None and part.gap_overlap and not part.data
+        note = _gap_note(meta, empty_in_gap, base, self.name)
         content = rendered.content if isinstance(rendered.content, str) else str(rendered.content)
         if note:
             content = f"{content}\n{note}"
@@ -345,7 +391,18 @@ class FetchToolResult(BaseTool):
         result_view.record_id = meta.record_id
         result_view.stored = True
         result_view.tool_name = self.name
-        return _Outcome(content=content, ref=str(shown), record_id=meta.record_id, view=result_view)
+        if result_view.status == "error":  # the view could not serve it (a missing path, ...)
+            error = str(result_view.summary.get("error") or content)[:300]
+            return _Outcome(
+                content=content,
+                ref=str(run.effective),
+                record_id=meta.record_id,
+                view=result_view,
+                error=error,
+            )
+        return _Outcome(
+            content=content, ref=str(run.effective), record_id=meta.record_id, view=result_view
+        )
 
     # ------------------------------------------------------------------ sync / async
 
@@ -358,9 +415,14 @@ class FetchToolResult(BaseTool):
         effective, store, principal = prepared
         try:
             meta = store.info(effective.record_id, principal=principal)
-            view, _request, kwargs, budget = self._plan_read(effective, meta, store)
-            part = store.read(effective.record_id, principal=principal, **kwargs)
-            return self._render(effective, part.meta, view, part, budget)
+            run = self._start(effective, meta)
+            request = run.advance(None)
+            while request is not None:
+                part = store.read(
+                    effective.record_id, principal=principal, **self._kwargs(request, store)
+                )
+                request = run.advance(part)
+            return self._finish_run(run)
         except Exception as exc:  # every problem becomes an error message
             return self._failure(exc, effective)
 
@@ -373,13 +435,17 @@ class FetchToolResult(BaseTool):
         effective, store, principal = prepared
         try:
             meta = await store.ainfo(effective.record_id, principal=principal)
-            view, _request, kwargs, budget = self._plan_read(effective, meta, store)
-            part = await store.aread(effective.record_id, principal=principal, **kwargs)
-            if len(part.data) > _RENDER_IN_THREAD:
-                return await asyncio.to_thread(
-                    self._render, effective, part.meta, view, part, budget
+            run = self._start(effective, meta)
+            request = run.advance(None)
+            while request is not None:
+                part = await store.aread(
+                    effective.record_id, principal=principal, **self._kwargs(request, store)
                 )
-            return self._render(effective, part.meta, view, part, budget)
+                if len(part.data) > _RENDER_IN_THREAD:  # parsing and fitting are CPU work
+                    request = await asyncio.to_thread(run.advance, part)
+                else:
+                    request = run.advance(part)
+            return self._finish_run(run)
         except Exception as exc:  # every problem becomes an error message
             return self._failure(exc, effective)
 
@@ -397,8 +463,14 @@ class FetchToolResult(BaseTool):
         config: RunnableConfig,
         run_manager: Any = None,
     ) -> tuple[str, _Outcome]:
-        args = {"page": page, "page_size": page_size, "start_line": start_line,
-                "end_line": end_line, "offset": offset, "limit": limit}
+        args = {
+            "page": page,
+            "page_size": page_size,
+            "start_line": start_line,
+            "end_line": end_line,
+            "offset": offset,
+            "limit": limit,
+        }
         outcome = self._fetch(ref, args, config)
         return outcome.content, outcome
 
@@ -416,8 +488,14 @@ class FetchToolResult(BaseTool):
         config: RunnableConfig,
         run_manager: Any = None,
     ) -> tuple[str, _Outcome]:
-        args = {"page": page, "page_size": page_size, "start_line": start_line,
-                "end_line": end_line, "offset": offset, "limit": limit}
+        args = {
+            "page": page,
+            "page_size": page_size,
+            "start_line": start_line,
+            "end_line": end_line,
+            "offset": offset,
+            "limit": limit,
+        }
         outcome = await self._afetch(ref, args, config)
         return outcome.content, outcome
 
@@ -448,7 +526,8 @@ class FetchToolResult(BaseTool):
 
 def _validation_message(error: Exception) -> str:
     detail = [
-        line.strip() for line in str(error).strip().splitlines()
+        line.strip()
+        for line in str(error).strip().splitlines()
         if line.strip() and not line.strip().startswith("For further information")
     ]
     shown = "; ".join(detail[:6])

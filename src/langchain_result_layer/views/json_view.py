@@ -7,8 +7,11 @@ Any part can be fetched by path: `ref://tool-result/<id>/json?path=$.items[3]`.
 Paths: `$` is the root, `.name` or `['name']` selects a key, `[n]` an array element.
 
 A path fetch needs the whole stored record (the path is resolved on the parsed document):
-`slice_for` asks the store for every line, and `render_slice` parses and resolves it. This
-is the one fetch that reads a whole record; stores cap record sizes.
+`fetch_slice` reads the whole record, at most `RecordInfo.max_read` characters
+(`DEFAULT_MAX_READ_CHARS`, 64 MiB; stores cap record sizes too), parses it and resolves the
+path. A record that is larger, a record the store kept only in part, a stored text that is not
+JSON and a path that does not exist are refused with `FetchSliceError` (the fetch tool answers
+`status="error"`) and a message that says what to do instead.
 
 Example:
     ```python
@@ -30,7 +33,7 @@ from typing import Any, ClassVar
 from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import Fence, plural
+from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views._layout import (
     Layout,
@@ -46,7 +49,10 @@ from langchain_result_layer.views._layout import (
 )
 from langchain_result_layer.views._tabular import looks_like_rows
 from langchain_result_layer.views.base import (
+    FetchSliceError,
+    FetchSteps,
     Prepared,
+    RecordInfo,
     Rendered,
     ResultViewBuilder,
     SliceRequest,
@@ -461,6 +467,62 @@ class JsonView(ResultViewBuilder):
             return SliceRequest(start_line=1, end_line=max(1, line_count))
         return ResultViewBuilder.slice_for(self, reference, line_count)
 
+    def fetch_slice(self, reference: Reference, record: RecordInfo, ctx: ViewContext) -> FetchSteps:
+        """Resolve `?path=` on the whole record (read and parsed once); other ranges as text.
+
+        Raises:
+            FetchSliceError: When the record is too large to parse at once, was kept only in
+                part by the store, is not JSON, or has no value at the path.
+        """
+        path = reference.path
+        if path is None:
+            return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
+        base = ctx.reference or reference.base()
+        text_call = fetch_call(base.with_lines(1, 200), tool_name=ctx.fetch_tool_name)
+        if record.binary:
+            msg = f"This result is binary, so it has no JSON path {path!r}. Read it by bytes."
+            raise FetchSliceError(msg)
+        if record.capped:
+            msg = (
+                f"Cannot resolve {path!r}: the result was larger than the store keeps, so only "
+                "its head and tail were saved and it no longer parses as JSON. Read the saved "
+                f"parts as text instead, for example {text_call}."
+            )
+            raise FetchSliceError(msg)
+        if record.size > record.max_read:
+            msg = (
+                f"Cannot resolve {path!r}: resolving a path parses the whole result, which is "
+                f"{record.size:,} chars, more than a fetch reads at once "
+                f"({record.max_read:,} chars). Read it as text instead, for example {text_call}."
+            )
+            raise FetchSliceError(msg)
+        whole = yield SliceRequest(max_size=record.max_read)
+        data = whole.data
+        if not isinstance(data, str) or not whole.complete:
+            msg = (
+                f"Cannot resolve {path!r}: the stored result could not be read whole. Read it "
+                f"as text instead, for example {text_call}."
+            )
+            raise FetchSliceError(msg)
+        try:
+            document = json.loads(data)
+        except ValueError as exc:
+            msg = (
+                f"Cannot resolve {path!r}: the stored result is not valid JSON ({exc}). Read it "
+                f"as text instead, for example {text_call}."
+            )
+            raise FetchSliceError(msg) from exc
+        try:
+            value = resolve_path(document, path)
+        except (ValueError, LookupError) as exc:
+            msg = (
+                f"Cannot fetch {path!r}: {exc}. Paths look like $.items[3].name ($ is the "
+                f"root); the outline in the first view lists the paths, and {base} with no "
+                "range reads the text from the start."
+            )
+            raise FetchSliceError(msg) from exc
+        return self._render_value(value, path, record.size, ctx)
+
     def render_slice(
         self,
         data: str | bytes,
@@ -472,10 +534,11 @@ class JsonView(ResultViewBuilder):
         record_lines: int,
         ctx: ViewContext,
     ) -> Rendered | None:
-        """Resolve `?path=` on the whole record and show that value.
+        """Resolve `?path=` on a whole record read by the caller and show that value.
 
-        A value too large for the budget is shown as a JSON view of its own; other ranges use
-        the plain text slice (`None`).
+        A value too large for the budget is shown as a JSON view of its own; a path that
+        cannot be resolved gives a short notice whose view has `status="error"`; other ranges
+        use the plain text slice (`None`). The fetch tool uses `fetch_slice`.
         """
         if reference.path is None or not isinstance(data, str):
             return None
@@ -487,10 +550,15 @@ class JsonView(ResultViewBuilder):
             text = f"[Cannot fetch {reference.path!r}: {exc}]"
             text = clip(text, ctx.budget.chars)[0]
             view = ResultView(kind=self.kind, summary={"error": str(exc)}, truncated=True)
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
+            view = stamp_view(view, text, ctx)
+            view.status = "error"
+            return Rendered(content=text, view=view)
+        return self._render_value(value, reference.path, record_size, ctx)
+
+    def _render_value(self, value: Any, path: str, record_size: int, ctx: ViewContext) -> Rendered:
         body = json.dumps(value, ensure_ascii=False, indent=1)
         fence = new_fence(body)
-        where = reference.path if _safe_path(reference.path) else "the requested path"
+        where = path if _safe_path(path) else "the requested path"
         header = (
             f"[JSON value at {where} ({_type_name(value)}, {plural(len(body), 'char')}) "
             f"of a {plural(record_size, 'char')} result.]"
@@ -500,11 +568,11 @@ class JsonView(ResultViewBuilder):
             view = ResultView(
                 kind=self.kind,
                 summary={
-                    "path": reference.path,
+                    "path": path,
                     "value_type": _type_name(value),
                     "chars": len(body),
                 },
-                items=[{"type": "json_value", "path": reference.path}],
+                items=[{"type": "json_value", "path": path}],
                 total=1,
                 unit="values",
                 shown=1,
@@ -515,7 +583,7 @@ class JsonView(ResultViewBuilder):
         sub = self.prepare(value)
         sub_data = sub.data
         assert isinstance(sub_data, _JsonData)
-        prefix = reference.path
+        prefix = path
         for entry in sub_data.entries:
             entry["path"] = prefix + entry["path"][1:]
         for item in sub_data.items:
