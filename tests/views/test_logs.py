@@ -10,8 +10,13 @@ import pytest
 
 from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._templates import mask_line, message_offset, mine_templates
-from langchain_result_layer.views._timestamps import detect_format, time_range
-from langchain_result_layer.views.logs import LogView, level_of
+from langchain_result_layer.views._timestamps import detect_format, time_range, time_range_of_parts
+from langchain_result_layer.views.logs import (
+    EXACT_FACTS_LINES,
+    TEMPLATE_SAMPLE_LINES,
+    LogView,
+    level_of,
+)
 from tests.views.conftest import assert_fence_unforgeable, assert_fits, make_ctx
 
 VIEW = LogView()
@@ -147,7 +152,14 @@ def test_log_view_facts_templates_and_error_windows() -> None:
     assert "disk quota exceeded" in content
     templates = [i for i in out.view.items if i["type"] == "template"]
     assert templates
-    assert templates[0]["count"] >= 5_000
+    # 6,000 lines: templates are counted in a sample of TEMPLATE_SAMPLE_LINES lines, and
+    # the view says so; levels and the time range are exact.
+    summary = out.view.summary
+    assert summary["templates_sampled"] is True
+    assert summary["template_sample"] == TEMPLATE_SAMPLE_LINES
+    assert summary["levels_sampled"] is False
+    assert templates[0]["count"] >= 0.9 * TEMPLATE_SAMPLE_LINES
+    assert "in a sample" in header
     assert "worker <*> finished job <*> in <*>" in content
     assert out.view.summary["first_error"] == 6_000 // 4 + 1
     assert "first_error" in out.view.references
@@ -169,3 +181,29 @@ def test_log_view_on_real_system_logs(corpus: Path) -> None:
         assert_fits(out.content, ctx)
         assert out.view.summary["time"]["stamped_lines"] == 2_000
         assert out.view.summary["template_count"] > 10
+
+
+def test_huge_log_facts_are_sampled_and_say_so() -> None:
+    log = _log(EXACT_FACTS_LINES + 20_000)
+    out = VIEW.render(VIEW.prepare(log), make_ctx("log", tokens=1_500))
+    summary = out.view.summary
+    assert summary["lines"] == EXACT_FACTS_LINES + 20_000
+    assert summary["levels_sampled"] is True
+    assert 0 < summary["level_sample"] < summary["lines"]
+    header = str(out.content).split("\n", 1)[0]
+    assert f"levels in a sample of {summary['level_sample']:,} lines" in header
+    # The first and last timestamps come from the first and last lines.
+    assert summary["time"]["first_line"] == 1
+    assert summary["time"]["last_line"] == summary["lines"]
+
+
+def test_time_range_of_parts_matches_the_whole() -> None:
+    lines = [f"2024-03-01 10:{i // 60 % 60:02d}:{i % 60:02d} x" for i in range(500)]
+    whole = time_range(lines)
+    parts = time_range_of_parts(list(enumerate(lines, start=1)))
+    assert whole == parts
+    sparse = time_range_of_parts([(1, lines[0]), (500, lines[-1])])
+    assert sparse is not None
+    assert sparse.first == whole.first if whole else False
+    assert sparse.last == ("2024-03-01 10:08:19", 500)
+    assert time_range_of_parts([(1, "no stamp"), (2, "none here")]) is None

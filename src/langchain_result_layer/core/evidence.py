@@ -87,7 +87,7 @@ _CONFIRM_RE = re.compile(
 )
 
 # URLs and paths: a keyword inside them (`.../Asylum-Fail/...`) is a name, not a report.
-_PATHS_RE = re.compile(r"\S*(?:://|[/\\])\S*")
+_PATHS_RE = re.compile(r"(?<!\S)\S*[/\\]\S*")
 
 # Phrases that mention an error word without reporting a failure.
 _BENIGN_RE = re.compile(
@@ -203,7 +203,9 @@ def is_error_line(line: str) -> bool:
         assert not is_error_line("Ran 10 tests, 0 failures")
         ```
     """
-    probe = _PATHS_RE.sub(" ", line[:_MAX_LINE_FOR_CONFIRM])
+    probe = line[:_MAX_LINE_FOR_CONFIRM]
+    if "/" in probe or "\\" in probe:
+        probe = _PATHS_RE.sub(" ", probe)
     if not _CONFIRM_RE.search(probe):
         return False
     if _BENIGN_RE.search(probe):

@@ -149,8 +149,10 @@ def largest_fitting(
     """The largest level in `[lo, hi]` whose text fits the budget.
 
     `build(level)` must grow (weakly) with `level`. Each probe counts the final text
-    exactly; a first probe at `guess` (an estimate) keeps the number of probes small on
-    large budgets.
+    exactly. The search interpolates on how full each probe is (its tokens and characters
+    against the budget; the size of a text grows about linearly with its level), so it
+    takes a handful of probes instead of a bisection's dozen; a first probe at `guess` (an
+    estimate) helps further. Bisection steps keep it safe when the growth is uneven.
 
     Args:
         build: Renders the view at a detail level.
@@ -165,44 +167,72 @@ def largest_fitting(
     """
     if hi < lo:
         return None
-    cache: dict[int, tuple[bool, str]] = {}
+    cache: dict[int, tuple[float, str]] = {}
 
-    def probe(level: int) -> bool:
+    def load(level: int) -> float:
+        """How full the level's text is: at most 1.0 exactly when it fits."""
         if level not in cache:
             text = build(level)
-            cache[level] = (fits(text, budget, counter), text)
+            chars = len(text) / max(1, budget.chars)
+            if len(text) > budget.chars:
+                value = max(chars, 1.0 + 1e-9)
+            else:
+                tokens = counter.count(text)
+                value = (
+                    max(tokens / budget.tokens, chars)
+                    if budget.tokens > 0
+                    else (0.0 if tokens <= 0 else 2.0)
+                )
+                if tokens > budget.tokens:
+                    value = max(value, 1.0 + 1e-9)
+                elif value > 1.0:
+                    value = 1.0
+            cache[level] = (value, text)
         return cache[level][0]
 
-    good: int | None = None
-    bad: int | None = None
-    if guess is not None and lo < guess < hi:
-        if probe(guess):
-            good = guess
-            # Gallop upwards.
-            step = max(1, guess // 4)
-            nxt = guess + step
-            while nxt < hi and probe(nxt):
-                good = nxt
-                step *= 2
-                nxt = good + step
-            bad = nxt if nxt < hi else None
+    good: tuple[int, float] | None = None
+    bad: tuple[int, float] | None = None
+    if guess is not None and lo <= guess <= hi:
+        value = load(guess)
+        if value <= 1.0:
+            good = (guess, value)
         else:
-            bad = guess
+            bad = (guess, value)
     if good is None:
-        if not probe(lo):
+        value = load(lo)
+        if value > 1.0:
             return None
-        good = lo
-    if bad is None:
-        if probe(hi):
-            return hi, cache[hi][1]
-        bad = hi
-    while bad - good > 1:
-        mid = (good + bad) // 2
-        if probe(mid):
-            good = mid
+        good = (lo, value)
+    while bad is None:
+        # Extrapolate upwards (about linear growth from `lo`), a little past the target.
+        k, value = good
+        if k >= hi:
+            return k, cache[k][1]
+        slope = value / (k - lo + 1)
+        step = (1.0 - value) / slope if slope > 0 else float(hi - k)
+        nxt = min(hi, k + max(1, int(step * 1.1) + 1))
+        nxt_value = load(nxt)
+        if nxt_value <= 1.0:
+            good = (nxt, nxt_value)
         else:
-            bad = mid
-    return good, cache[good][1]
+            bad = (nxt, nxt_value)
+    bisect_next = False
+    while bad[0] - good[0] > 1:
+        (kg, vg), (kb, vb) = good, bad
+        if bisect_next or vb <= vg:
+            k = (kg + kb) // 2
+        else:
+            k = int(kg + (kb - kg) * (1.0 - vg) / (vb - vg))
+        k = min(max(k, kg + 1), kb - 1)
+        width = kb - kg
+        value = load(k)
+        if value <= 1.0:
+            good = (k, value)
+        else:
+            bad = (k, value)
+        # Bisect next when interpolation did not at least halve the bracket.
+        bisect_next = (bad[0] - good[0]) * 2 > width
+    return good[0], cache[good[0]][1]
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:

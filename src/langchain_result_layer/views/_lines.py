@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from langchain_result_layer.core.evidence import SALIENCE_ITEM
 from langchain_result_layer.core.reference import Reference
@@ -21,13 +22,18 @@ from langchain_result_layer.views._salience import Analysis, windows_of
 
 __all__ = [
     "LineLimits",
+    "LineSample",
     "error_reference",
     "omitted_line_ranges",
     "range_phrase",
+    "sample_lines",
     "select_lines",
+    "spread",
     "window_items",
     "window_sections",
 ]
+
+T = TypeVar("T")
 
 _ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head")
 _GAP_FILL_MAX_CHARS = 100
@@ -245,3 +251,153 @@ def error_reference(base: Reference, line_no: int, total: int) -> Reference:
     start = max(1, line_no - 5)
     end = max(start, min(total, line_no + 40))
     return base.with_lines(start, end)
+
+
+@dataclass(frozen=True, slots=True)
+class LineSample:
+    r"""Lines of a text: all of them, or windows of consecutive lines spread over it.
+
+    Attributes:
+        total_lines: Lines of the whole text (split on `\n`).
+        numbered: `(line number, line)` pairs in line order (without line endings).
+        sampled: Whether `numbered` is a sample rather than every line.
+
+    Example:
+        ```python
+        sample = sample_lines("a\nb\nc\n", max_lines=10)
+        assert sample.numbered == [(1, "a"), (2, "b"), (3, "c")] and not sample.sampled
+        ```
+    """
+
+    total_lines: int
+    numbered: list[tuple[int, str]]
+    sampled: bool
+
+
+def _strip_cr(line: str) -> str:
+    return line[:-1] if line.endswith("\r") else line
+
+
+def sample_lines(
+    text: str, *, max_lines: int, windows: int = 40, total_lines: int | None = None
+) -> LineSample:
+    r"""Every line of `text`, or `max_lines` lines in `windows` evenly spread windows.
+
+    A long text is never split as a whole: windows start at evenly spaced character
+    offsets (the first at the start, the last ending at the end), and line numbers are
+    counted with `str.count` (C speed), so the cost depends on `max_lines`, not on the
+    size of the text.
+
+    Args:
+        text: The text.
+        max_lines: How many lines at most.
+        windows: How many windows of consecutive lines a sample has.
+        total_lines: The number of lines of `text`, when the caller knows it already.
+
+    Returns:
+        The lines with their numbers.
+
+    Example:
+        ```python
+        text = "".join(f"line {i}\n" for i in range(1, 10_001))
+        sample = sample_lines(text, max_lines=100, windows=4)
+        assert sample.sampled and len(sample.numbered) == 100
+        assert sample.numbered[0] == (1, "line 1") and sample.numbered[-1] == (10_000, "line 10000")
+        ```
+    """
+    if total_lines is None:
+        total = text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+    else:
+        total = total_lines
+    if total <= max_lines:
+        lines = text.split("\n")
+        if lines and lines[-1] == "" and text.endswith("\n"):
+            lines.pop()
+        if not text:
+            lines = []
+        return LineSample(
+            total_lines=total,
+            numbered=[(i + 1, _strip_cr(ln)) for i, ln in enumerate(lines)],
+            sampled=False,
+        )
+    windows = max(2, min(windows, max_lines)) if max_lines >= 2 else 1
+    per = max(1, max_lines // windows)
+    n = len(text)
+    out: list[tuple[int, str]] = []
+    pos = 0  # first offset not yet sampled (a line start)
+    line_at_pos = 1
+    for k in range(windows):
+        if k == windows - 1 and windows > 1:
+            # The last window ends at the end of the text: find its first line backwards.
+            cut = n - 1 if text.endswith("\n") else n
+            start = -1
+            for _ in range(per):
+                prev = text.rfind("\n", pos, cut)
+                if prev < 0:
+                    start = pos
+                    break
+                cut = prev
+            if start < 0:
+                start = cut + 1
+        elif k == 0:
+            start = 0
+        else:
+            target = (n * k) // windows
+            if target <= pos:
+                start = pos
+            else:
+                nl = text.find("\n", target - 1)
+                start = n if nl < 0 else nl + 1
+        if start >= n:
+            break
+        line_no = line_at_pos + text.count("\n", pos, start)
+        end = start
+        for _ in range(per):
+            nl = text.find("\n", end)
+            if nl < 0:
+                end = n
+                break
+            end = nl + 1
+        chunk = text[start:end].split("\n")
+        if chunk and chunk[-1] == "":
+            chunk.pop()
+        out.extend((line_no + i, _strip_cr(ln)) for i, ln in enumerate(chunk))
+        line_at_pos = line_no + text.count("\n", start, end)
+        pos = end
+        if pos >= n:
+            break
+    return LineSample(total_lines=total, numbered=out, sampled=True)
+
+
+def spread(items: Sequence[T], limit: int, *, windows: int = 40) -> list[T]:
+    """At most `limit` items: all of them, or `windows` evenly spread runs of consecutive ones.
+
+    The first run starts at the first item and the last run ends at the last one.
+
+    Args:
+        items: Items in order.
+        limit: How many at most.
+        windows: How many runs.
+
+    Returns:
+        The chosen items, in order.
+
+    Example:
+        ```python
+        assert spread(list(range(10)), 4, windows=2) == [0, 1, 8, 9]
+        ```
+    """
+    n = len(items)
+    if n <= limit:
+        return list(items)
+    windows = max(1, min(windows, limit))
+    per = max(1, limit // windows)
+    out: list[T] = []
+    taken = 0
+    for k in range(windows):
+        start = 0 if windows == 1 else ((n - per) * k) // (windows - 1)
+        start = max(start, taken)
+        stop = min(n, start + per)
+        out.extend(items[start:stop])
+        taken = stop
+    return out

@@ -16,16 +16,24 @@ budget, so evidence is given up last and in a fixed order. Priorities come from
 - repetition: the third and later occurrences of the same error pattern weigh less, so one
   error repeated a thousand times does not crowd out the others.
 
-Large inputs are analysed in full up to `FULL_ANALYSIS_CHARS`; beyond that the first and
-last parts are analysed in full and the middle is scanned for distinct error lines only.
+Speed: a line is looked at only when a cheap filter (a few literal-heavy patterns searched
+over the lower-cased raw text at C speed) says it may carry a signal, and it is cleaned for
+display only when looked at. Inputs are analysed in full up to `FULL_ANALYSIS_CHARS`;
+beyond that the first 256 kB and the last 1 MB are analysed in full, and the middle is
+scanned with `core.evidence.find_error_lines` (C-speed keyword jumps) for its distinct
+error lines, each analysed in a small window of the lines around it (its stack frames).
+No per-line Python work runs over the whole of a huge input.
 """
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add
 
 from langchain_result_layer.core.evidence import (
     SALIENCE_DETAIL,
@@ -39,15 +47,17 @@ from langchain_result_layer.core.evidence import (
     pattern_key,
 )
 from langchain_result_layer.core.normalize import clean_for_display
+from langchain_result_layer.views.text import utf8_length
 
 __all__ = ["Analysis", "analyse", "windows_of"]
 
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
 
-_HEAD_PART_CHARS = 500_000
-_TAIL_PART_CHARS = 3_500_000
-_MIDDLE_HITS = 400
+_HEAD_PART_CHARS = 256_000
+_TAIL_PART_CHARS = 1_000_000
+_MIDDLE_HITS = 48
+_MIDDLE_CANDIDATES = 1_200
 
 _AFTER_SPAN = 60
 _BEFORE_SPAN = 3
@@ -100,6 +110,69 @@ _NOISE_RE = re.compile(
 )
 
 
+# A cheap superset of the lines `line_salience` scores above 0 or that are prompts, found in
+# the lower-cased raw text. Written as a trie (one branch per first letter) so that the
+# regex engine tries one branch per position, not forty: about 12 ms per MB.
+_SIGNAL_WORDS_RE = re.compile(
+    r"\$ "
+    r"|a(?:il|nic|rn|tal)"
+    r"|b(?:ort|uild)"
+    r"|c(?:annot|aused by|ould not|tual)"
+    r"|denied"
+    r"|e(?:ceived|gmentation|precat|rr!|turn|\d{3})"
+    r"|finished:"
+    r"|i(?:med out|medout|me out|meout|ssing)"
+    r"|killed"
+    r"|n(?:able to|compatible|o space|on-zero|ot |valid)"
+    r"|o(?:nflict|re dumped)"
+    r"|r(?:aceback|c[ :=]|ecipe|rno|ror)"
+    r"|ssert"
+    r"|t(?:atus|ests? r(?:un|esult))"
+    r"|undefined"
+    r"|x(?:ception|it|pected)"
+)
+# Signals that must start a line (after escape codes and blanks).
+_SIGNAL_LINE_START_RE = re.compile(
+    r"[\n\r](?:\x1b\[[0-?]*[ -/]*[@-~])*[ \t]*"
+    r"(?:=+ |\d{1,5}[.)] |[✗✖×✘] |e |_{3,} |[>+] \S|##\[group\]run )"
+)
+_MIDDLE_BEFORE = 5
+_MIDDLE_AFTER = 40
+_MIDDLE_WINDOW_CHARS = 16_000
+
+
+def _with_middle_windows(
+    raw: str, regions: list[_Region], middle: tuple[int, int]
+) -> list[_Region]:
+    """Head, small regions around the distinct errors of the middle, tail."""
+    lo, hi = middle
+    hits = find_error_lines(
+        raw, start=lo, end=hi, limit=_MIDDLE_HITS, max_candidates=_MIDDLE_CANDIDATES
+    )
+    windows: list[_Region] = []
+    prev_end = lo
+    for hit in hits:
+        if hit.start < prev_end:
+            continue  # inside the previous window
+        start = hit.start
+        for _ in range(_MIDDLE_BEFORE):
+            if start <= prev_end or hit.start - start > _MIDDLE_WINDOW_CHARS // 4:
+                break
+            start = raw.rfind("\n", prev_end, start - 1) + 1
+        start = max(start, prev_end)
+        end = hit.end
+        for _ in range(_MIDDLE_AFTER):
+            if end >= hi or end - hit.end > _MIDDLE_WINDOW_CHARS:
+                break
+            nl = raw.find("\n", end, hi)
+            end = hi if nl < 0 else nl + 1
+        end = min(end, hi)
+        first_line = hit.line_no - raw.count("\n", start, hit.start)
+        windows.append(_split_region(raw, start, end, first_line))
+        prev_end = end
+    return [regions[0], *windows, *regions[1:]]
+
+
 @dataclass(slots=True)
 class Analysis:
     r"""Line priorities of one text.
@@ -128,31 +201,40 @@ class Analysis:
     raw_chars: int = 0
     _ranked: list[int] | None = None
     _regions: list[_Region] = field(default_factory=list)
-    _sparse: dict[int, tuple[int, int, str]] = field(default_factory=dict)
+    _firsts: list[int] = field(default_factory=list)
+    _raw_bytes: int | None = None
+
+    def byte_size(self, raw: str) -> int:
+        """UTF-8 size of the analysed text (computed once)."""
+        if self._raw_bytes is None:
+            self._raw_bytes = utf8_length(raw)
+        return self._raw_bytes
 
     def _locate(self, line_no: int) -> tuple[_Region, int] | None:
-        for region in self._regions:
-            i = line_no - region.first_line
-            if 0 <= i < len(region.lines):
-                return region, i
+        regions = self._regions
+        k = bisect.bisect_right(self._firsts, line_no) - 1
+        if k < 0:
+            return None
+        region = regions[k]
+        i = line_no - region.first_line
+        if i < len(region.raw_lines):
+            return region, i
         return None
 
     def text(self, line_no: int) -> str | None:
         """Display text of a line, when the analysis holds it."""
         where = self._locate(line_no)
-        if where is not None:
-            return where[0].lines[where[1]]
-        sparse = self._sparse.get(line_no)
-        return sparse[2] if sparse else None
+        if where is None:
+            return None
+        return where[0].text(where[1])
 
     def span(self, line_no: int) -> tuple[int, int] | None:
         """Raw `[start, end)` offsets of a line (end includes its newline)."""
         where = self._locate(line_no)
-        if where is not None:
-            region, i = where
-            return region.starts[i], region.starts[i + 1]
-        sparse = self._sparse.get(line_no)
-        return (sparse[0], sparse[1]) if sparse else None
+        if where is None:
+            return None
+        region, i = where
+        return region.starts[i], region.starts[i + 1]
 
     def ranked(self) -> list[int]:
         """Line numbers by priority, with diminishing returns for repeated kinds of lines.
@@ -218,27 +300,78 @@ class Analysis:
 
 @dataclass(slots=True)
 class _Region:
+    """A run of consecutive lines that is analysed line by line.
+
+    Lines are kept raw and cleaned for display only when looked at (most never are).
+    """
+
     first_line: int
-    lines: list[str]
+    raw_lines: list[str]
     starts: list[int]
     """Raw offset of each line's first character, plus the region's end offset."""
+    text_offset: int
+    _clean: dict[int, str] = field(default_factory=dict)
+
+    def text(self, i: int) -> str:
+        """Display text of the region's `i`-th line (cleaned, no line ending)."""
+        cached = self._clean.get(i)
+        if cached is None:
+            line = self.raw_lines[i].rstrip("\r")
+            cached = clean_for_display(line).rstrip("\r") if line else line
+            self._clean[i] = cached
+        return cached
 
 
-def _split_region(
-    raw: str, start: int, end: int, first_line: int, drop_last_empty: bool
-) -> _Region:
+def _split_region(raw: str, start: int, end: int, first_line: int) -> _Region:
     part = raw[start:end]
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in clean_for_display(part).split("\n")]
     raw_lines = part.split("\n")
-    if drop_last_empty and lines and lines[-1] == "" and raw_lines[-1] == "":
-        lines.pop()
-        raw_lines.pop()
-    starts = [start]
-    pos = start
-    for line in raw_lines:
-        pos += len(line) + 1
-        starts.append(min(pos, end))
-    return _Region(first_line=first_line, lines=lines, starts=starts)
+    if raw_lines and raw_lines[-1] == "":
+        raw_lines.pop()  # the text ends with a newline: no line after it
+    # Offsets with C-level iterators only: start, start + len(line 1) + 1, ...
+    starts = list(accumulate(map(add, map(len, raw_lines), repeat(1)), initial=start))
+    starts[-1] = min(starts[-1], end)
+    return _Region(first_line=first_line, raw_lines=raw_lines, starts=starts, text_offset=start)
+
+
+def _candidate_lines(region: _Region, raw: str, extra: re.Pattern[str] | None) -> list[int]:
+    """Indices of the region's lines that may carry a signal (a cheap superset).
+
+    A few passes of literal-heavy patterns over the region (C speed) instead of patterns
+    per line; lines they do not touch score 0 in `line_salience`.
+    """
+    start = region.text_offset
+    end = region.starts[-1]
+    if end <= start:
+        return []
+    part = raw[start:end]
+    low = part.lower()
+    found: set[int] = {0}  # the first line has no newline before it
+    starts = region.starts
+    count = len(region.raw_lines)
+    passes: list[tuple[str, re.Pattern[str] | None]] = [
+        (low, _SIGNAL_WORDS_RE),
+        (low, _SIGNAL_LINE_START_RE),
+        (part, extra),
+    ]
+    for text, pattern in passes:
+        if pattern is None:
+            continue
+        pos = 0
+        n = len(text)
+        while pos < n:
+            match = pattern.search(text, pos)
+            if match is None:
+                break
+            # A line-start match begins at the newline before the line.
+            line_start = pattern is _SIGNAL_LINE_START_RE
+            at = match.start() + (1 if line_start else 0)
+            i = bisect.bisect_right(starts, start + at) - 1
+            if i >= count:
+                break
+            found.add(i)
+            # On to the next line (line-start patterns begin at the newline before it).
+            pos = starts[i + 1] - start - (1 if line_start else 0)
+    return sorted(found)
 
 
 def _regions(raw: str) -> tuple[list[_Region], int, tuple[int, int] | None]:
@@ -249,14 +382,14 @@ def _regions(raw: str) -> tuple[list[_Region], int, tuple[int, int] | None]:
     """
     n = len(raw)
     if n <= FULL_ANALYSIS_CHARS:
-        region = _split_region(raw, 0, n, 1, drop_last_empty=True)
-        return [region], len(region.lines), None
+        region = _split_region(raw, 0, n, 1)
+        return [region], len(region.raw_lines), None
     head_end = raw.rfind("\n", 0, _HEAD_PART_CHARS) + 1
     tail_start = raw.find("\n", n - _TAIL_PART_CHARS) + 1
-    head = _split_region(raw, 0, head_end, 1, drop_last_empty=True)
+    head = _split_region(raw, 0, head_end, 1)
     tail_first = raw.count("\n", 0, tail_start) + 1
-    tail = _split_region(raw, tail_start, n, tail_first, drop_last_empty=True)
-    total = tail_first + len(tail.lines) - 1
+    tail = _split_region(raw, tail_start, n, tail_first)
+    total = tail_first + len(tail.raw_lines) - 1
     return [head, tail], total, (head_end, tail_start)
 
 
@@ -265,6 +398,7 @@ def analyse(
     *,
     is_error: bool = False,
     level_salience: Callable[[str, float], float] | None = None,
+    extra_signal: re.Pattern[str] | None = None,
 ) -> Analysis:
     r"""Give every line worth showing a priority.
 
@@ -274,6 +408,9 @@ def analyse(
         level_salience: For logs: adjusts a line's salience by its level (an `E` or
             `ERROR` record is an error even without an error word; an `INFO` record that
             mentions an error weighs less).
+        extra_signal: A pattern (searched in the raw text) that marks the other lines
+            `level_salience` may raise above 0 (for logs: level names); lines matched
+            neither by it nor by the built-in signal words are not looked at.
 
     Returns:
         The analysis.
@@ -285,8 +422,14 @@ def analyse(
         ```
     """
     regions, total, middle = _regions(raw)
+    if middle is not None:
+        regions = _with_middle_windows(raw, regions, middle)
     result = Analysis(
-        total_lines=total, partial=middle is not None, raw_chars=len(raw), _regions=regions
+        total_lines=total,
+        partial=middle is not None,
+        raw_chars=len(raw),
+        _regions=regions,
+        _firsts=[r.first_line for r in regions],
     )
     if total == 0:
         return result
@@ -294,7 +437,8 @@ def analyse(
     own: dict[int, float] = {}
     prompts: list[int] = []
     for region in regions:
-        for i, text in enumerate(region.lines):
+        for i in _candidate_lines(region, raw, extra_signal):
+            text = region.text(i)
             line_no = region.first_line + i
             if not text or _NOISE_RE.match(text):
                 continue
@@ -306,15 +450,6 @@ def analyse(
                 texts[line_no] = text
             elif _PROMPT_RE.match(text):
                 prompts.append(line_no)
-    if middle is not None:
-        # Distinct errors from the middle that was not analysed line by line.
-        for hit in find_error_lines(raw, start=middle[0], end=middle[1], limit=_MIDDLE_HITS):
-            text = clean_for_display(hit.line_text).rstrip("\r")
-            score = line_salience(text) or SALIENCE_ERROR
-            own[hit.line_no] = score
-            texts[hit.line_no] = text
-            result._sparse[hit.line_no] = (hit.start, hit.end, text)
-
     text_at = result.text
 
     verdicts = sorted(ln for ln, s in own.items() if s >= SALIENCE_EXIT)
@@ -503,8 +638,8 @@ def analyse(
 def _tail_zone(region: _Region, total: int) -> int:
     """First line of the closing part (the last 30 non-blank lines)."""
     count = 0
-    for i in range(len(region.lines) - 1, -1, -1):
-        if region.lines[i].strip():
+    for i in range(len(region.raw_lines) - 1, -1, -1):
+        if region.text(i).strip():
             count += 1
             if count >= 30:
                 return region.first_line + i

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["TimeRange", "TimestampFormat", "detect_format", "time_range"]
+__all__ = ["TimeRange", "TimestampFormat", "detect_format", "time_range", "time_range_of_parts"]
 
 _PREFIX = 80
 _MONTHS = {
@@ -288,7 +288,41 @@ def time_range(
         assert r is not None and r.span_seconds == 30
         ```
     """
-    sample = [*lines[:200], *lines[-200:]] if len(lines) > 400 else list(lines)
+    n = len(lines)
+    if n > max_scan:
+        edge = 20_000
+        step = max(1, (n - 2 * edge) // max(1, max_scan - 2 * edge))
+        offsets: Sequence[int] = [*range(edge), *range(edge, n - edge, step), *range(n - edge, n)]
+    else:
+        offsets = range(n)
+    return time_range_of_parts([(first_line + i, lines[i]) for i in offsets], fmt=fmt)
+
+
+def time_range_of_parts(
+    numbered: Sequence[tuple[int, str]], *, fmt: TimestampFormat | None = None
+) -> TimeRange | None:
+    """The time range of numbered lines (for example windows sampled from a huge log).
+
+    The first and last timestamps are those of the first and last stamped lines given;
+    the earliest and latest are over the lines given.
+
+    Args:
+        numbered: `(line number, line)` pairs in line order.
+        fmt: The format (detected on the first and last 200 lines when not given).
+
+    Returns:
+        The range, or `None` when the lines carry no recognised timestamps.
+
+    Example:
+        ```python
+        r = time_range_of_parts([(1, "2024-01-02 10:00:00 a"), (900, "2024-01-02 11:00:00 b")])
+        assert r is not None and r.last == ("2024-01-02 11:00:00", 900)
+        ```
+    """
+    if len(numbered) > 400:
+        sample = [line for _, line in (*numbered[:200], *numbered[-200:])]
+    else:
+        sample = [line for _, line in numbered]
     fmt = fmt or detect_format(sample)
     if fmt is None:
         return None
@@ -297,15 +331,7 @@ def time_range(
     earliest: tuple[dt.datetime, str] | None = None
     latest: tuple[dt.datetime, str] | None = None
     stamped = 0
-    n = len(lines)
-    if n > max_scan:
-        edge = 20_000
-        step = max(1, (n - 2 * edge) // max(1, max_scan - 2 * edge))
-        offsets: Sequence[int] = [*range(edge), *range(edge, n - edge, step), *range(n - edge, n)]
-    else:
-        offsets = range(n)
-    for offset in offsets:
-        line = lines[offset]
+    for line_no, line in numbered:
         match = fmt.pattern.search(line, 0, _PREFIX)
         if match is None or match.start() > 48:
             continue
@@ -314,7 +340,6 @@ def time_range(
             continue
         stamped += 1
         text = match.group(0).strip("[]")
-        line_no = first_line + offset
         if first is None:
             first = (text, line_no)
         last = (text, line_no)
@@ -335,5 +360,5 @@ def time_range(
         latest=latest[1],
         span_seconds=span,
         stamped_lines=stamped,
-        scanned_lines=len(offsets),
+        scanned_lines=len(numbered),
     )

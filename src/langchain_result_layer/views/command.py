@@ -54,7 +54,7 @@ from langchain_result_layer.views._lines import (
 )
 from langchain_result_layer.views._salience import Analysis, analyse
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
-from langchain_result_layer.views.text import TextView, utf8_length
+from langchain_result_layer.views.text import TextView
 
 __all__ = ["CommandView", "finish_line_layout", "render_line_evidence"]
 
@@ -281,7 +281,7 @@ class CommandView(ResultViewBuilder):
             truncated=bool(omitted) or any(i.get("clipped") for i in items),
             original_chars=len(raw),
             original_lines=analysis.total_lines,
-            original_bytes=utf8_length(raw),
+            original_bytes=analysis.byte_size(raw),
             normalised=True,
         )
 

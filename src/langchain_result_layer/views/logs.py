@@ -5,8 +5,11 @@ each level has, the most frequent message templates with their counts (repeated 
 grouped; see `_templates`), and windows around the first and last errors and other
 high-priority lines (see `_salience`), with references to the error windows.
 
-Template counts come from all lines up to `TEMPLATE_SAMPLE_LINES`; for longer logs from an
-evenly spaced sample of that many lines (the view says so).
+Template counts come from all lines up to `TEMPLATE_SAMPLE_LINES`, level counts and the time
+range from all lines up to `EXACT_FACTS_LINES`; longer logs are sampled in windows of
+consecutive lines spread over the log (the first at its start, the last at its end) and the
+view says so. A huge log is never split or scanned line by line as a whole (see `_salience`
+for how its errors are found).
 
 Example:
     ```python
@@ -46,21 +49,30 @@ from langchain_result_layer.views._layout import (
 from langchain_result_layer.views._lines import (
     error_reference,
     omitted_line_ranges,
+    sample_lines,
+    spread,
     window_sections,
 )
 from langchain_result_layer.views._salience import Analysis, analyse
 from langchain_result_layer.views._templates import TemplateResult, mine_templates
-from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range
+from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range_of_parts
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.command import finish_line_layout, render_line_evidence
-from langchain_result_layer.views.text import TextView, utf8_length
+from langchain_result_layer.views.text import TextView
 
-__all__ = ["TEMPLATE_SAMPLE_LINES", "LogView", "level_of"]
+__all__ = ["EXACT_FACTS_LINES", "TEMPLATE_SAMPLE_LINES", "LogView", "level_of"]
 
-TEMPLATE_SAMPLE_LINES = 10_000
-"""Templates are mined on at most this many lines (evenly spaced when the log is longer)."""
+TEMPLATE_SAMPLE_LINES = 2_000
+"""Templates are mined on at most this many lines (in windows of consecutive lines spread
+over the log when it is longer)."""
+
+EXACT_FACTS_LINES = 50_000
+"""Level counts and the time range are exact up to this many lines; longer logs are
+sampled the same way as templates (the view says so)."""
 
 _SNIFF_CHARS = 32_000
+_FACT_SAMPLE_LINES = 10_000
+_TEMPLATE_LINE_CHARS = 400
 _TEMPLATE_CHOICES = (10, 6, 3, 0)
 _MIN_EVIDENCE_LINES = 15
 _TEMPLATE_CHARS = 200
@@ -70,6 +82,11 @@ _LEVEL_RE = re.compile(
     r"(?<![\w-])\[?(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|SEVERE|CRITICAL|CRIT|FATAL"
     r"|ALERT|EMERG|PANIC|trace|debug|info|notice|warn|warning|error|crit|fatal|alert|emerg)\]?"
     r"(?![\w-])"
+)
+# Lines whose level may make them evidence (a superset, searched in the raw text).
+_LEVEL_SIGNAL_RE = re.compile(
+    r"WARN|ERR|SEVERE|CRIT|FATAL|ALERT|EMERG|PANIC|warn|err|crit|fatal|alert|emerg"
+    r"|\s\d+\s+[WEFA]\s"
 )
 _ANDROID_LEVEL_RE = re.compile(r"^\s*\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+\d+\s+([VDIWEFA])\s")
 _LEVEL_NAMES = {
@@ -146,42 +163,45 @@ class _LogData:
     analysis: Analysis
     time: TimeRange | None
     levels: dict[str, int]
+    levels_sampled: bool
+    level_sample: int
     templates: TemplateResult | None
     template_lines: list[int]
     sampled: bool
 
 
-def _split_lines(raw: str) -> list[str]:
-    lines = raw.split("\n")
-    if lines and lines[-1] == "" and raw.endswith("\n"):
-        lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-
-
 def _analyse_log(raw: str, *, is_error: bool) -> _LogData:
-    lines = _split_lines(raw)
-    analysis = analyse(raw, is_error=is_error, level_salience=_level_salience)
-    time = time_range(lines) if lines else None
+    analysis = analyse(
+        raw, is_error=is_error, level_salience=_level_salience, extra_signal=_LEVEL_SIGNAL_RE
+    )
+    # Levels and the time range over every line when that is cheap, else over windows of
+    # consecutive lines spread over the log (the first window at its start, the last at
+    # its end); templates over at most `TEMPLATE_SAMPLE_LINES` lines.
+    total = analysis.total_lines
+    fact_lines = EXACT_FACTS_LINES if total <= EXACT_FACTS_LINES else _FACT_SAMPLE_LINES
+    facts = sample_lines(raw, max_lines=fact_lines, total_lines=total)
+    numbered = facts.numbered
+    time = time_range_of_parts(numbered) if numbered else None
     levels: Counter[str] = Counter()
-    for line in lines:
+    for _, line in numbered:
         level = level_of(line)
         if level is not None:
             levels[level] += 1
-    total = len(lines)
-    if total > TEMPLATE_SAMPLE_LINES:
-        step = total / TEMPLATE_SAMPLE_LINES
-        picked = [int(i * step) for i in range(TEMPLATE_SAMPLE_LINES)]
-        sampled = True
-    else:
-        picked = list(range(total))
-        sampled = False
-    templates = mine_templates((lines[i] for i in picked), strip_header=True) if picked else None
+    picked = spread(numbered, TEMPLATE_SAMPLE_LINES)
+    sampled = len(picked) < total
+    templates = (
+        mine_templates((ln[:_TEMPLATE_LINE_CHARS] for _, ln in picked), strip_header=True)
+        if picked
+        else None
+    )
     return _LogData(
         analysis=analysis,
         time=time,
         levels=dict(levels),
+        levels_sampled=facts.sampled,
+        level_sample=len(numbered),
         templates=templates,
-        template_lines=[i + 1 for i in picked],
+        template_lines=[n for n, _ in picked],
         sampled=sampled,
     )
 
@@ -336,7 +356,7 @@ class LogView(ResultViewBuilder):
             truncated=True,
             original_chars=len(raw),
             original_lines=analysis.total_lines,
-            original_bytes=utf8_length(raw),
+            original_bytes=analysis.byte_size(raw),
             normalised=True,
         )
 
@@ -349,8 +369,14 @@ class LogView(ResultViewBuilder):
             facts.append(f"time {time['first']} to {time['last']}" + (f" ({span})" if span else ""))
         levels = s.get("levels") or {}
         if levels:
+            where = (
+                f" in a sample of {int(s['level_sample']):,} lines"
+                if s.get("levels_sampled")
+                else ""
+            )
             facts.append(
-                "levels " + " · ".join(f"{name} {count:,}" for name, count in levels.items())
+                f"levels{where} "
+                + " · ".join(f"{name} {count:,}" for name, count in levels.items())
             )
         if s.get("template_count"):
             sample = " in a sample" if s.get("templates_sampled") else ""
@@ -423,6 +449,8 @@ def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
         "first_error": analysis.first_error,
         "last_error": analysis.last_error,
         "levels": {name: data.levels[name] for name in _LEVEL_ORDER if name in data.levels},
+        "levels_sampled": data.levels_sampled,
+        "level_sample": data.level_sample,
         "partial_scan": analysis.partial,
     }
     if data.time is not None:

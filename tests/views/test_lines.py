@@ -1,0 +1,106 @@
+"""Line sampling and the budget fitter shared by the line-based views."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_result_layer.core.budget import Budget
+from langchain_result_layer.views._layout import largest_fitting
+from langchain_result_layer.views._lines import sample_lines, spread
+
+
+def _reference_lines(text: str) -> list[str]:
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="ab \r", max_size=12), max_size=300),
+    trailing=st.booleans(),
+    max_lines=st.integers(min_value=1, max_value=120),
+    windows=st.integers(min_value=1, max_value=50),
+)
+def test_sample_lines_numbers_every_sampled_line_exactly(
+    lines: list[str], trailing: bool, max_lines: int, windows: int
+) -> None:
+    text = "\n".join(lines) + ("\n" if trailing and lines else "")
+    expected = _reference_lines(text)
+    sample = sample_lines(text, max_lines=max_lines, windows=windows)
+    assert sample.total_lines == len(expected)
+    numbers = [n for n, _ in sample.numbered]
+    assert numbers == sorted(set(numbers))
+    for number, line in sample.numbered:
+        assert expected[number - 1] == line
+    if sample.sampled:
+        assert len(sample.numbered) <= max_lines
+        assert numbers[0] == 1
+        if max_lines >= 2:
+            assert numbers[-1] == len(expected)
+    else:
+        assert len(sample.numbered) == len(expected)
+
+
+def test_sample_lines_of_a_large_text_spreads_windows() -> None:
+    text = "".join(f"line {i}\n" for i in range(1, 100_001))
+    sample = sample_lines(text, max_lines=1_000, windows=10)
+    assert sample.sampled
+    assert sample.total_lines == 100_000
+    assert len(sample.numbered) == 1_000
+    middle = [n for n, _ in sample.numbered if 40_000 < n < 60_000]
+    assert middle  # not just the head and the tail
+    assert all(f"line {n}" == t for n, t in sample.numbered)
+
+
+def test_spread_keeps_both_ends() -> None:
+    assert spread(list(range(10)), 20) == list(range(10))
+    picked = spread(list(range(1_000)), 100, windows=5)
+    assert len(picked) == 100
+    assert picked[0] == 0
+    assert picked[-1] == 999
+    assert picked == sorted(set(picked))
+
+
+class _CharCounter:
+    name = "chars/3"
+
+    def count(self, text: str) -> int:
+        return len(text) // 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.lists(st.sampled_from([0, 1, 3, 20, 250]), min_size=1, max_size=400),
+    base=st.integers(min_value=0, max_value=300),
+    tokens=st.integers(min_value=1, max_value=4_000),
+    chars=st.integers(min_value=5, max_value=20_000),
+    guess=st.one_of(st.none(), st.integers(min_value=-5, max_value=405)),
+)
+def test_largest_fitting_finds_the_exact_largest_level(
+    steps: list[int], base: int, tokens: int, chars: int, guess: int | None
+) -> None:
+    sizes = [base]
+    for step in steps:
+        sizes.append(sizes[-1] + step)
+    hi = len(sizes) - 1
+    budget = Budget(tokens=tokens, chars=chars)
+    probes: list[int] = []
+
+    def build(level: int) -> str:
+        probes.append(level)
+        return "x" * sizes[level]
+
+    got = largest_fitting(build, lo=0, hi=hi, budget=budget, counter=_CharCounter(), guess=guess)
+    fitting = [k for k in range(hi + 1) if sizes[k] <= chars and sizes[k] // 3 <= tokens]
+    if not fitting:
+        assert got is None
+    else:
+        assert got is not None
+        assert got[0] == max(fitting)
+        assert got[1] == "x" * sizes[got[0]]
+    assert len(probes) <= 2 * (hi + 1).bit_length() + 4
