@@ -236,15 +236,9 @@ def test_json_path_fetch_of_a_moderate_result() -> None:
     assert '"id": 3' in out.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JSON path fetch reads at most max_result_chars (400,000) of the record and then "
-    "fails to parse it: every path of a large JSON result is unreachable (fetch_tool.py "
-    "_read_kwargs max_size + json_view slice)",
-)
 def test_json_path_fetch_of_a_large_result() -> None:
     raw = _json_records(5_000)
-    assert len(raw) > 400_000
+    assert len(raw) > 400_000  # larger than the default max_result_chars
     layer = small_layer()
     view = ResultLayer.view_of(process(layer, raw))
     assert view is not None
@@ -252,19 +246,18 @@ def test_json_path_fetch_of_a_large_result() -> None:
     out = fetch(layer, ADA, ref=view.references["next"])
     assert out.status == "success"
     assert '"id": 3' in out.content
+    total = fetch(layer, ADA, ref=view.references["all"] + "?path=$.meta.total")
+    assert fenced_body(total.content).strip() == "5000"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a JSON path fetch that fails ('[Cannot fetch ...]') is returned with "
-    "status='success', so the model and the graph cannot tell it failed",
-)
-def test_a_failed_json_path_fetch_is_an_error() -> None:
+@pytest.mark.parametrize("path", ["$.items[99999]", "$.nope", "$.items["])
+def test_a_bad_json_path_is_an_actionable_error(path: str) -> None:
     layer = small_layer()
     view = ResultLayer.view_of(process(layer, _json_records(5_000)))
     assert view is not None
-    out = fetch(layer, ADA, ref=view.references["next"])
-    assert out.status == "error" or "Cannot fetch" not in out.content
+    out = fetch(layer, ADA, ref=f"{view.references['all']}?path={path}")
+    assert out.status == "error", out.content[:300]
+    assert "$.items" in out.content  # names what does exist
 
 
 @pytest.mark.xfail(
