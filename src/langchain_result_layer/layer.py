@@ -104,6 +104,9 @@ class ResultLayer:
         summarizer: A chat model that writes summaries of large results, placed above the
             deterministic view (off by default; see `summarize.py`).
         summary: When and how results are summarised (`SummarySettings`).
+        turn_fraction: Share of the window that all results of one model turn may take
+            together: `n` parallel tool calls each get at most `turn_fraction / n` of the
+            window (and never more than `max_result_tokens`).
 
     Example:
         ```python
@@ -131,6 +134,7 @@ class ResultLayer:
         ttl_seconds: float | None = None,
         summarizer: object | None = None,
         summary: SummarySettings | None = None,
+        turn_fraction: float = 0.5,
     ) -> None:
         window = context_window if context_window is not None else window_from_model(model)
         if window is None:
@@ -138,6 +142,9 @@ class ResultLayer:
                 "ResultLayer needs context_window=..., or a model whose "
                 "profile['max_input_tokens'] is set"
             )
+            raise ValueError(msg)
+        if not 0 < turn_fraction <= 1:
+            msg = f"turn_fraction must be in (0, 1], got {turn_fraction}"
             raise ValueError(msg)
         self.context_window: int = window
         self.model = model
@@ -176,6 +183,7 @@ class ResultLayer:
             image_tokens=image_tokens,
             store_small_results=store_small_results,
             ttl_seconds=ttl_seconds,
+            turn_tokens=max(1, int(window * turn_fraction)),
             summarizer=(
                 ResultSummarizer(
                     model=summarizer,
@@ -275,7 +283,7 @@ class ResultLayer:
         return message
 
     def process_tool_message(
-        self, message: ToolMessage, config: RunnableConfig | None = None
+        self, message: ToolMessage, config: RunnableConfig | None = None, *, siblings: int = 1
     ) -> ToolMessage:
         """Apply the per-result layer to one `ToolMessage`.
 
@@ -287,6 +295,8 @@ class ResultLayer:
         Args:
             message: The tool message.
             config: The runnable config (for the principal); the current one by default.
+            siblings: How many results the same model turn produced (parallel tool calls
+                share `turn_fraction` of the window).
 
         Returns:
             The processed message.
@@ -305,17 +315,19 @@ class ResultLayer:
             status=message.status,
             tool_call_id=message.tool_call_id,
             principal=self.principal_for(config),
+            siblings=siblings,
         )
         return self._apply(message, outcome)
 
     async def aprocess_tool_message(
-        self, message: ToolMessage, config: RunnableConfig | None = None
+        self, message: ToolMessage, config: RunnableConfig | None = None, *, siblings: int = 1
     ) -> ToolMessage:
         """Async twin of `process_tool_message` (never blocks the event loop).
 
         Args:
             message: The tool message.
             config: The runnable config (for the principal); the current one by default.
+            siblings: How many results the same model turn produced.
 
         Returns:
             The processed message.
@@ -334,6 +346,7 @@ class ResultLayer:
             status=message.status,
             tool_call_id=message.tool_call_id,
             principal=self.principal_for(config),
+            siblings=siblings,
         )
         return self._apply(message, outcome)
 

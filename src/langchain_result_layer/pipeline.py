@@ -197,6 +197,9 @@ class ResultPipeline:
             can always restore what it clears.
         ttl_seconds: Default lifetime of stored results (`None`: the store's default).
         summarizer: Optional model-written summaries placed above large views.
+        turn_tokens: Tokens that all results of one model turn's parallel tool calls may take
+            together; each of `n` parallel results gets at most `turn_tokens / n`
+            (`None`: no turn limit).
 
     Example:
         ```python
@@ -216,8 +219,10 @@ class ResultPipeline:
         store_small_results: bool = True,
         ttl_seconds: float | None = None,
         summarizer: ResultSummarizer | None = None,
+        turn_tokens: int | None = None,
     ) -> None:
         self.summarizer = summarizer
+        self.turn_tokens = turn_tokens
         self.budget = budget
         self.counter = counter
         self.store = store
@@ -247,11 +252,13 @@ class ResultPipeline:
             return self.policies[tool_name]
         return self.policies.get("*", ToolPolicy())
 
-    def budget_for(self, tool_name: str | None) -> Budget:
+    def budget_for(self, tool_name: str | None, *, siblings: int = 1) -> Budget:
         """The per-result budget of a tool (its policy's caps, else the layer's).
 
         Args:
             tool_name: The tool.
+            siblings: How many results the same model turn produced (parallel tool calls);
+                they share the turn budget.
 
         Returns:
             The budget.
@@ -264,6 +271,11 @@ class ResultPipeline:
         policy = self.policy_for(tool_name)
         tokens = policy.max_tokens if policy.max_tokens is not None else self.budget.tokens
         chars = policy.max_chars if policy.max_chars is not None else self.budget.chars
+        if siblings > 1 and self.turn_tokens is not None:
+            share = self.turn_tokens // siblings
+            if share < tokens:
+                chars = int(chars * share / tokens)
+                tokens = share
         return Budget(tokens=max(MIN_RESULT_TOKENS, tokens), chars=max(MIN_RESULT_CHARS, chars))
 
     def _count_if_fits(self, text: str, budget: Budget) -> int | None:
@@ -272,13 +284,15 @@ class ResultPipeline:
         tokens = self.counter.count(text)
         return tokens if tokens <= budget.tokens else None
 
-    def _plan(self, content: Any, *, tool_name: str | None, status: str) -> _Plan | None:
+    def _plan(
+        self, content: Any, *, tool_name: str | None, status: str, siblings: int = 1
+    ) -> _Plan | None:
         policy = self.policy_for(tool_name)
         if not policy.enabled:
             return None
         plan = _Plan(
             policy=policy,
-            budget=self.budget_for(tool_name),
+            budget=self.budget_for(tool_name, siblings=siblings),
             is_error=status == "error",
             tool_name=tool_name,
             payload=content,
@@ -732,6 +746,7 @@ class ResultPipeline:
         status: str = "success",
         tool_call_id: str | None = None,
         principal: Principal | None = None,
+        siblings: int = 1,
     ) -> ProcessOutcome | None:
         """Process one tool output synchronously.
 
@@ -741,6 +756,7 @@ class ResultPipeline:
             status: `success` or `error`.
             tool_call_id: The tool call's id, recorded with the stored result.
             principal: Owner of the stored result.
+            siblings: Results of the same model turn (parallel calls share the turn budget).
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
@@ -750,7 +766,7 @@ class ResultPipeline:
             outcome = pipeline.process(big_log, tool_name="read_log", status="error")
             ```
         """
-        plan = self._plan(content, tool_name=tool_name, status=status)
+        plan = self._plan(content, tool_name=tool_name, status=status, siblings=siblings)
         if plan is None:
             return None
         meta, note, parts = self._put(plan, principal or Principal(), tool_call_id)
@@ -774,6 +790,7 @@ class ResultPipeline:
         status: str = "success",
         tool_call_id: str | None = None,
         principal: Principal | None = None,
+        siblings: int = 1,
     ) -> ProcessOutcome | None:
         """Async twin of `process`; CPU-heavy steps on large results run in a thread.
 
@@ -783,6 +800,7 @@ class ResultPipeline:
             status: `success` or `error`.
             tool_call_id: The tool call's id.
             principal: Owner of the stored result.
+            siblings: Results of the same model turn (parallel calls share the turn budget).
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
@@ -794,9 +812,11 @@ class ResultPipeline:
         """
         heavy = _is_heavy(content)
         if heavy:
-            plan = await asyncio.to_thread(self._plan, content, tool_name=tool_name, status=status)
+            plan = await asyncio.to_thread(
+                self._plan, content, tool_name=tool_name, status=status, siblings=siblings
+            )
         else:
-            plan = self._plan(content, tool_name=tool_name, status=status)
+            plan = self._plan(content, tool_name=tool_name, status=status, siblings=siblings)
         if plan is None:
             return None
         meta, note, parts = await self._aput(plan, principal or Principal(), tool_call_id)

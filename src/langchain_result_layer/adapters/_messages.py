@@ -54,6 +54,7 @@ __all__ = [
     "RequestCounter",
     "compact_json",
     "layer_marker",
+    "parallel_calls",
 ]
 
 MESSAGE_OVERHEAD = 3
@@ -582,3 +583,28 @@ class RequestCounter:
         """
         info = self.info
         return [info(m) for m in messages]
+
+
+def parallel_calls(messages: Any, tool_call_id: str | None) -> int:
+    """How many tool calls the model turn that made `tool_call_id` contains (at least 1).
+
+    Args:
+        messages: The conversation (state messages).
+        tool_call_id: The tool call's id.
+
+    Returns:
+        The number of parallel calls in that turn.
+
+    Example:
+        ```python
+        parallel_calls([AIMessage("", tool_calls=[...two calls...])], "c1")  # 2
+        ```
+    """
+    if not tool_call_id or not isinstance(messages, (list, tuple)):
+        return 1
+    for message in reversed(messages):
+        if isinstance(message, AIMessage) and any(
+            call.get("id") == tool_call_id for call in message.tool_calls
+        ):
+            return max(1, len(message.tool_calls))
+    return 1

@@ -77,13 +77,16 @@ def _command_messages(command: Any) -> tuple[tuple[str, Any], list[Any]] | None:
     return where, list(messages)
 
 
-def process_output(layer: ResultLayer, output: Any, config: RunnableConfig | None) -> Any:
+def process_output(
+    layer: ResultLayer, output: Any, config: RunnableConfig | None, *, siblings: int = 1
+) -> Any:
     """Process a tool call's output (`ToolMessage`, `Command`, or a list of them).
 
     Args:
         layer: The result layer.
         output: What the tool (or `ToolNode`'s handler) returned.
         config: The runnable config (principal of stored results).
+        siblings: Results of the same model turn (parallel calls share the turn budget).
 
     Returns:
         The same shape with every `ToolMessage` processed; anything else unchanged.
@@ -93,16 +96,19 @@ def process_output(layer: ResultLayer, output: Any, config: RunnableConfig | Non
         process_output(layer, ToolMessage(big, tool_call_id="c1"), None)
         ```
     """
-    return _dispatch(output, lambda m: layer.process_tool_message(m, config))
+    return _dispatch(output, lambda m: layer.process_tool_message(m, config, siblings=siblings))
 
 
-async def aprocess_output(layer: ResultLayer, output: Any, config: RunnableConfig | None) -> Any:
+async def aprocess_output(
+    layer: ResultLayer, output: Any, config: RunnableConfig | None, *, siblings: int = 1
+) -> Any:
     """Async twin of `process_output`.
 
     Args:
         layer: The result layer.
         output: What the tool returned.
         config: The runnable config.
+        siblings: Results of the same model turn.
 
     Returns:
         The same shape with every `ToolMessage` processed.
@@ -112,7 +118,9 @@ async def aprocess_output(layer: ResultLayer, output: Any, config: RunnableConfi
         await aprocess_output(layer, tool_message, None)
         ```
     """
-    return await _adispatch(output, lambda m: layer.aprocess_tool_message(m, config))
+    return await _adispatch(
+        output, lambda m: layer.aprocess_tool_message(m, config, siblings=siblings)
+    )
 
 
 def _dispatch(output: Any, process: Callable[[ToolMessage], ToolMessage]) -> Any:

@@ -38,6 +38,7 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMess
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
+from langchain_result_layer.adapters._messages import parallel_calls
 from langchain_result_layer.adapters._outputs import aprocess_output, process_output
 from langchain_result_layer.adapters.budget_guard import BudgetGuard, GuardResult
 from langchain_result_layer.config import GuardSettings
@@ -66,6 +67,13 @@ def _request_config(request: ToolCallRequest) -> RunnableConfig | None:
     if isinstance(config, Mapping):
         return config  # type: ignore[return-value]
     return _current_config()
+
+
+def _siblings(request: ToolCallRequest) -> int:
+    state = getattr(request, "state", None)
+    messages = state.get("messages") if isinstance(state, Mapping) else None
+    call = getattr(request, "tool_call", None) or {}
+    return parallel_calls(messages, call.get("id") if isinstance(call, Mapping) else None)
 
 
 def _any_messages(messages: list[BaseMessage]) -> list[AnyMessage]:
@@ -143,7 +151,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if not self.process_results:
             return result
         processed: ToolMessage | Command[Any] = process_output(
-            self.layer, result, _request_config(request)
+            self.layer, result, _request_config(request), siblings=_siblings(request)
         )
         return processed
 
@@ -165,7 +173,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if not self.process_results:
             return result
         processed: ToolMessage | Command[Any] = await aprocess_output(
-            self.layer, result, _request_config(request)
+            self.layer, result, _request_config(request), siblings=_siblings(request)
         )
         return processed
 

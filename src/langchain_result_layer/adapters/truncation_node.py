@@ -32,6 +32,8 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._runnable import RunnableCallable
 
+from langchain_result_layer.adapters._messages import parallel_calls
+
 if TYPE_CHECKING:
     from langchain_result_layer.layer import ResultLayer
 
@@ -94,16 +96,25 @@ class TruncationNode(RunnableCallable):
             return processed
         return {self.messages_key: processed} if processed else {}
 
+    def _siblings(self, state: Any, message: ToolMessage) -> int:
+        return parallel_calls(_state_messages(state, self.messages_key), message.tool_call_id)
+
     def _func(self, state: Any, config: RunnableConfig) -> Any:
         processed: list[BaseMessage] = [
-            self.layer.process_tool_message(m, config) for m in self._pending(state)
+            self.layer.process_tool_message(m, config, siblings=self._siblings(state, m))
+            for m in self._pending(state)
         ]
         return self._update(state, processed)
 
     async def _afunc(self, state: Any, config: RunnableConfig) -> Any:
         pending = self._pending(state)
         processed: list[BaseMessage] = list(
-            await asyncio.gather(*(self.layer.aprocess_tool_message(m, config) for m in pending))
+            await asyncio.gather(
+                *(
+                    self.layer.aprocess_tool_message(m, config, siblings=self._siblings(state, m))
+                    for m in pending
+                )
+            )
         )
         return self._update(state, processed)
 
