@@ -188,6 +188,9 @@ class Reference:
         if self.path is not None:
             params.append(("path", self.path))
         query = urlencode(params, quote_via=quote, safe="$.[]*:-_")
+        # A trailing '.' or ':' would be taken for sentence punctuation by `parse`.
+        if query and query[-1] in ".,;:!?)":
+            query = f"{query[:-1]}%{ord(query[-1]):02X}"
         head = f"{REFERENCE_PREFIX}{self.record_id}/{self.kind}"
         return f"{head}?{query}" if query else head
 
@@ -212,10 +215,21 @@ class Reference:
             raise InvalidReferenceError(repr(text), "a reference must be a string")
         if len(text) > _MAX_REFERENCE_LEN:
             raise InvalidReferenceError(text, f"longer than {_MAX_REFERENCE_LEN} characters")
-        raw = text.strip().strip("`'\"<>").strip()
+        # Tolerate what a model copies around a reference: quotes, backticks, angle brackets,
+        # and the sentence punctuation that follows it in a notice.
+        raw = text.strip()
+        for _ in range(3):
+            raw = raw.strip("`'\"<>").rstrip(".,;:!?").strip()
+            for opening, closing in (("(", ")"), ("[", "]")):
+                if raw.startswith(opening):
+                    raw = raw[1:]
+                    if raw.endswith(closing):
+                        raw = raw[:-1]
+            if raw.endswith(")") and "(" not in raw:
+                raw = raw[:-1]
         if not raw.startswith(REFERENCE_PREFIX):
             raise InvalidReferenceError(
-                text, f"expected {REFERENCE_PREFIX}<id>/<kind>[?range], as shown in the notice"
+                text, f"expected {REFERENCE_PREFIX}<id>/<kind>[?range], as shown in the notice."
             )
         rest = raw[len(REFERENCE_PREFIX) :]
         path_part, _, query = rest.partition("?")
