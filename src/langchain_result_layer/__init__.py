@@ -39,6 +39,7 @@ from langchain_result_layer.errors import (
 from langchain_result_layer.layer import ResultLayer
 from langchain_result_layer.principal import PrincipalResolver
 from langchain_result_layer.stores import InMemoryResultStore, Principal, ResultStore
+from langchain_result_layer.summarize import SummarySettings
 from langchain_result_layer.views import ResultViewBuilder, register_view
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ __all__ = [
     "ResultViewBuilder",
     "StoreQuotaExceededError",
     "StoreUnavailableError",
+    "SummarySettings",
     "TiktokenCounter",
     "TokenCounter",
     "ToolPolicy",

@@ -109,15 +109,39 @@ def run(args: argparse.Namespace) -> int:
         if not args.path.exists():
             print(f"inspect: no such file: {args.path}", file=sys.stderr)
             return 2
-        payload = load_payload(args.path)
+        if not args.path.is_file():
+            print(f"inspect: not a regular file: {args.path}", file=sys.stderr)
+            return 2
+        try:
+            payload = load_payload(args.path)
+        except OSError as exc:
+            print(f"inspect: cannot read {args.path}: {exc}", file=sys.stderr)
+            return 2
+    from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS  # noqa: PLC0415
+    from langchain_result_layer.views import registered_views  # noqa: PLC0415
+
+    if args.budget is not None and args.budget < MIN_RESULT_TOKENS:
+        print(f"inspect: --budget must be at least {MIN_RESULT_TOKENS} tokens", file=sys.stderr)
+        return 2
+    if args.chars is not None and args.chars < MIN_RESULT_CHARS:
+        print(f"inspect: --chars must be at least {MIN_RESULT_CHARS}", file=sys.stderr)
+        return 2
+    if args.kind is not None and args.kind not in registered_views():
+        known = ", ".join(sorted(registered_views()))
+        print(f"inspect: unknown --kind {args.kind!r}; known kinds: {known}", file=sys.stderr)
+        return 2
     policies = {args.tool_name: ToolPolicy(kind=args.kind)} if args.kind else None
-    layer = ResultLayer(
-        context_window=args.window,
-        max_result_tokens=args.budget,
-        max_result_chars=args.chars,
-        token_counter=args.counter,
-        tool_policies=policies,
-    )
+    try:
+        layer = ResultLayer(
+            context_window=args.window,
+            max_result_tokens=args.budget,
+            max_result_chars=args.chars,
+            token_counter=args.counter,
+            tool_policies=policies,
+        )
+    except (ValueError, TypeError) as exc:
+        print(f"inspect: {exc}", file=sys.stderr)
+        return 2
     start = time.perf_counter()
     if isinstance(payload, bytes):
         outcome = layer.pipeline.process(payload, tool_name=args.tool_name, status=args.status)
