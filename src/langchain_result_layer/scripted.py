@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -32,8 +33,8 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolCall
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCall
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import Field, PrivateAttr
 
@@ -205,6 +206,36 @@ class ScriptedChatModel(GenericFakeChatModel):
             self.requests.append(list(messages))
         message = self._next(list(messages), index)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """Stream the scripted answer as one chunk that keeps its tool calls."""
+        message = self._generate(messages, stop=stop, run_manager=None, **kwargs).generations[0]
+        ai = message.message
+        assert isinstance(ai, AIMessage)
+        chunk = AIMessageChunk(
+            content=ai.content,
+            id=ai.id,
+            tool_call_chunks=[
+                {
+                    "name": call["name"],
+                    "args": json.dumps(call["args"]),
+                    "id": call["id"],
+                    "index": i,
+                    "type": "tool_call_chunk",
+                }
+                for i, call in enumerate(ai.tool_calls)
+            ],
+            chunk_position="last",
+        )
+        if run_manager is not None and isinstance(ai.content, str):
+            run_manager.on_llm_new_token(ai.content, chunk=ChatGenerationChunk(message=chunk))
+        yield ChatGenerationChunk(message=chunk)
 
     def bind_tools(
         self,
