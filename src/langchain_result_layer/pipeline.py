@@ -31,6 +31,7 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import hashlib
 import logging
@@ -308,6 +309,13 @@ class ResultPipeline:
             if plan.tokens is not None:
                 plan.fits = True
                 return plan
+            data = _bytes_from_repr(content)
+            if data is not None:
+                # LangChain turned the tool's bytes into their Python repr: show them as bytes.
+                plan.payload = data
+                plan.binary = True
+                if policy.kind is None and get_view("binary") is None:
+                    return plan
         elif is_content_block_list(content) and policy.kind is None:
             plan.blocks = plan_blocks(
                 content, budget=budget, counter=self.counter, image_tokens=self.image_tokens
@@ -833,6 +841,22 @@ class ResultPipeline:
         if heavy:
             return await asyncio.to_thread(self._render, plan, meta, note, parts, summary)
         return self._render(plan, meta, note, parts, summary)
+
+
+_BYTES_REPR_MAX = 64_000_000
+
+
+def _bytes_from_repr(text: str) -> bytes | None:
+    """The bytes a tool returned, when LangChain stringified them as `b'...'`; else `None`."""
+    if len(text) < 3 or len(text) > _BYTES_REPR_MAX or text[0] != "b" or text[1] not in "'\"":
+        return None
+    if text[-1] != text[1]:
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, bytes) else None
 
 
 def _ref_of(meta: RecordMeta | None) -> Reference | None:
