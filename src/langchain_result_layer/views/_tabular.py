@@ -421,8 +421,18 @@ def _split_sample(lines: Sequence[str], delimiter: str, *, aligned: bool) -> lis
         return None
 
 
-def _unbalanced(field: str) -> bool:
-    return any(field.count(a) != field.count(b) for a, b in _BRACKETS)
+def _split_inside_brackets(fields: Sequence[str]) -> bool:
+    """Whether a delimiter of this line sits inside a pair of brackets (`f(a, b)`, `[1, 2]`).
+
+    True when a bracket opened in one field is closed in a later one.
+    """
+    for opening, closing in _BRACKETS:
+        depth = 0
+        for index, value in enumerate(fields):
+            depth += value.count(opening) - value.count(closing)
+            if depth > 0 and index + 1 < len(fields) and closing in "".join(fields[index + 1 :]):
+                return True
+    return False
 
 
 def _looks_like_table(
@@ -457,7 +467,7 @@ def _looks_like_table(
         words = sum(len(f.split()) for r in same for f in r) / (len(same) * width)
         if spaced >= half and words >= _PROSE_WORDS:
             return 0  # sentences split at their commas or semicolons
-    if sum(1 for r in same if any(_unbalanced(f) for f in r)) >= half:
+    if sum(1 for r in same if _split_inside_brackets(r)) >= half:
         return 0  # a delimiter inside brackets: code or data structures, not cells
     if len(set(lines)) == 1:
         return 0  # one line repeated is not a table

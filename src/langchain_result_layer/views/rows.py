@@ -372,9 +372,12 @@ def _row_line(values: Sequence[Any], delimiter: str | None = None) -> str:
         return clean_for_display(_json(list(values)))
     texts = ["" if v is None else str(v) for v in values]
     if delimiter == ",":
+        # CSV-quoted as the output was; a value's newlines are shown as `\n` so that every
+        # row stays on one line.
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow(texts)
-        return clean_for_display(buffer.getvalue())
+        csv.writer(buffer, lineterminator="\n").writerow(texts)
+        line = buffer.getvalue()[:-1].replace("\r", "\\r").replace("\n", "\\n")
+        return clean_for_display(line)
     return clean_for_display(delimiter.join(texts))
 
 
@@ -439,6 +442,28 @@ def _aligned(first: int, capacity: int) -> list[tuple[int, int]]:
             options.append((shown, size))
     options.sort(key=lambda o: (-o[0], -o[1]))
     return options
+
+
+def _page_plans(first: int, capacity: int, target: int) -> list[tuple[int, int]]:
+    """`(shown, next page size)` pairs, best first, for rows from `first` when `capacity` fit.
+
+    The next page starts right after the rows shown. Best: show every row that fit and let
+    the next page be as large as `target` allows (pages grow back after a page of long rows);
+    else show at least about half of them on pages of at least half as many rows.
+    """
+    if capacity <= 0:
+        return []
+    size = _divisor_at_most(first - 1 + capacity, target)
+    best = [(capacity, size)] if size >= max(1, capacity // 2) else []
+    return best + _aligned(first, capacity)
+
+
+def _divisor_at_most(n: int, limit: int) -> int:
+    """The largest divisor of `n` that is at most `limit` (pages of that size start at n+1)."""
+    for size in range(min(n, limit), 0, -1):
+        if n % size == 0:
+            return size
+    return 1
 
 
 # --------------------------------------------------------------------------- pages
@@ -663,7 +688,8 @@ class RowsView(ResultViewBuilder):
                 content=text, view=stamp_view(views[(n_summary, capacity, limit)], text, ctx)
             )
         # `next` must be a page reference that starts right after the last row shown.
-        for shown, size in _aligned(page.first_row, capacity):
+        target = options.page_size
+        for shown, size in _page_plans(page.first_row, capacity, target):
             text = build(n_summary, shown, limit, size)
             if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
                 return Rendered(
@@ -675,7 +701,6 @@ class RowsView(ResultViewBuilder):
         self, page: _Page, ctx: ViewContext, columns: list[str], hidden: list[str]
     ) -> Rendered:
         facts = f"{plural(page.total, 'row')}, {plural(len(page.columns), 'column')}"
-        text = minimal_text(ctx, facts)
         view = self._view(
             page,
             ctx,
@@ -686,6 +711,19 @@ class RowsView(ResultViewBuilder):
             clip_limit=0,
             next_size=None,
         )
+        text = minimal_text(ctx, facts)
+        raw = view.references.get("raw")
+        if raw is not None and page.first_row <= page.total:
+            # Not even one row fits: say how to read the next row's text in parts.
+            call = fetch_call(raw, tool_name=ctx.fetch_tool_name)
+            nxt = view.references.get("next")
+            then = f" Next: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}." if nxt else ""
+            fuller = (
+                f"[Tool result omitted: {facts}; row {page.first_row:,} alone does not fit this "
+                f"budget. Its text: {call}.{then}]"
+            )
+            if len(fuller) <= ctx.budget.chars and ctx.counter.count(fuller) <= ctx.budget.tokens:
+                text = fuller
         return Rendered(content=text, view=stamp_view(view, text, ctx))
 
     @staticmethod
@@ -732,6 +770,8 @@ class RowsView(ResultViewBuilder):
         }
         if page.notes:
             summary["notes"] = list(page.notes)
+        if not n and not page.first_view and page.rows and first_row <= total:
+            summary["row_too_large"] = first_row
         items = [
             {
                 "type": "row",
@@ -747,6 +787,8 @@ class RowsView(ResultViewBuilder):
             references["all"] = str(base)
             if n:
                 references.update(self._refs(page, base, n, next_size))
+            elif first_row <= total and page.rows:
+                references.update(self._refs_without_rows(page, base, ctx))
         omitted = _omitted(page.geometry, first_row, last_row) if total else []
         return ResultView(
             kind=self.kind,
@@ -790,6 +832,27 @@ class RowsView(ResultViewBuilder):
             else:
                 size = next_size or n
                 refs["next"] = str(base.with_page((first - 1 + n) // size + 1, size))
+        return refs
+
+    def _refs_without_rows(self, page: _Page, base: Reference, ctx: ViewContext) -> dict[str, str]:
+        """References when no row fitted: where to go on, and the original text of the row."""
+        first = page.first_row
+        wanted = min(RowsOptions.from_mapping(ctx.options).page_size, self.default_page_size)
+        # The first view's summaries may leave no room for rows: a fetched page has more. A
+        # fetched page with no row means this row alone is too large: `next` goes on after
+        # it (its text is the `raw` reference), so following `next` never stalls.
+        start = first if page.first_view else first + 1
+        refs: dict[str, str] = {}
+        if start <= page.total:
+            size = wanted if start == 1 else _divisor_at_most(start - 1, wanted)
+            refs["next"] = str(base.with_page((start - 1) // size + 1, size))
+        try:
+            start_char = page.geometry.start(first)[1]
+            end_char = page.geometry.end(first)[1]
+        except LookupError:
+            return refs
+        if end_char > start_char:
+            refs["raw"] = str(base.with_chars(start_char, end_char - start_char))
         return refs
 
     def _compose(self, view: ResultView, ctx: ViewContext) -> Layout:
@@ -846,6 +909,10 @@ class RowsView(ResultViewBuilder):
                 omitted_parts.append(
                     f"{_rows_phrase(last + 1, total)} ({plural(total - last, 'row')})"
                 )
+        elif s.get("row_too_large"):
+            omitted_parts.append(
+                f"row {int(s['row_too_large']):,}, which alone does not fit this budget"
+            )
         elif total:
             omitted_parts.append(f"all {plural(total, 'row')}")
         clipped = int(s.get("rows_with_clipped_values", 0))
@@ -862,6 +929,8 @@ class RowsView(ResultViewBuilder):
             refs.append(("Next page", view.references["next"]))
         if view.items and "raw" in view.references and (clipped or hidden):
             refs.append(("These rows as the original text", view.references["raw"]))
+        if s.get("row_too_large") and "raw" in view.references:
+            refs.append((f"Row {int(s['row_too_large']):,} as text", view.references["raw"]))
         footer = footer_text(ctx, omitted="; ".join(omitted_parts) or None, references=refs)
         return Layout(header=header, sections=sections, footer=footer)
 
