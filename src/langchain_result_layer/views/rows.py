@@ -683,7 +683,13 @@ class RowsView(ResultViewBuilder):
         level, text = chosen
         n_summary, capacity = min(level, len(stats)), max(0, level - len(stats))
         last_if_all = page.first_row + capacity - 1
-        if capacity == 0 or last_if_all >= page.total or self._next_by_lines(page, capacity):
+        whole_page = 0 < capacity == len(page.rows) and (page.first_row - 1) % capacity == 0
+        if (
+            capacity == 0
+            or last_if_all >= page.total
+            or whole_page  # the next page, of the same size
+            or self._next_by_lines(page, capacity)
+        ):
             return Rendered(
                 content=text, view=stamp_view(views[(n_summary, capacity, limit)], text, ctx)
             )
