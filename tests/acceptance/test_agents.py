@@ -310,12 +310,6 @@ async def test_astream_messages_with_middleware(demo_tools: dict[str, Any]) -> N
     assert max(sizes) <= 1_500
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ScriptedChatModel inherits GenericFakeChatModel._stream, which drops tool calls: "
-    "streamed answers lose them (or yield no chunk at all -> 'No generations found in "
-    "stream' under stream_mode='messages')",
-)
 def test_scripted_model_streams_tool_calls() -> None:
     model = ScriptedChatModel(
         script=[ai_tool_calls(tool_call("search", {"q": "x"}, id="c1"), content="Looking.")]
@@ -577,12 +571,6 @@ def download(n: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * n
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bytes returned by a tool reach the layer as their Python repr (langchain-core "
-    "stringifies tool output), so they get the text view: ~1,000 tokens of '\\x00\\x01' "
-    "escapes instead of the binary view's notice (the wrapper/middleware never see the bytes)",
-)
 @pytest.mark.parametrize("setup", ["create_agent", "react"])
 def test_tool_returning_bytes_gets_the_binary_view(setup: str) -> None:
     model = ScriptedChatModel(

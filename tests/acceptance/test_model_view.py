@@ -88,20 +88,23 @@ def test_view_references_all_parse_and_resolve(real_outputs: dict[str, Any]) -> 
         assert fetch(layer, ADA, ref=ref).status == "success", ref
 
 
-def test_read_more_call_starts_at_the_first_omitted_line(travis_log: str) -> None:
+def test_calls_in_the_notice_point_at_omitted_lines(travis_log: str) -> None:
     layer = small_layer()
     msg = process(layer, travis_log)
     view = ResultLayer.view_of(msg)
     assert view is not None
     assert view.omitted
-    ref = Reference.parse(calls_in(msg)[-1])
-    omitted_starts = {r.start_line + int(r.partial_start) for r in view.omitted}
-    assert ref.start_line in omitted_starts
-    out = fetch(layer, ADA, ref=str(ref))
-    first = fenced_body(out.content).split("\n", 1)[0]
-    raw_line = travis_log.split("\n")[ref.start_line - 1]
-    # Control characters may be shown as symbols one for one; the line is otherwise the raw one.
-    assert len(first) == len(raw_line)
+    calls = calls_in(msg)
+    assert calls
+    for call in calls:
+        ref = Reference.parse(call)
+        assert ref.start_line is not None
+        assert any(r.start_line <= ref.start_line <= r.end_line for r in view.omitted), call
+        out = fetch(layer, ADA, ref=call)
+        first = fenced_body(out.content).split("\n", 1)[0]
+        raw_line = travis_log.split("\n")[ref.start_line - 1]
+        # Control characters may be shown as symbols one for one; otherwise the raw line.
+        assert len(first) == len(raw_line)
 
 
 # --------------------------------------------------------------------------- following `next`
@@ -152,8 +155,9 @@ def test_next_from_all_reads_everything_exactly_once(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="after a page is cut, `next` keeps the shrunken span: page sizes ratchet down "
-    "(views/slices.py _next_after uses the cut request's span), ~6x more calls",
+    reason="after a page is cut, `next` keeps the cut page's span, so page sizes ratchet "
+    "down (200 -> 151 -> 95 -> ~22 lines, in some runs to 3): following the view's `next` "
+    "takes 90-325 calls where reading from `all` takes 54 (views/slices.py _next_after)",
 )
 def test_following_the_views_read_more_chain_is_not_much_slower_than_reading_all(
     travis_log: str,
@@ -163,8 +167,8 @@ def test_following_the_views_read_more_chain_is_not_much_slower_than_reading_all
     assert view is not None
     from_all = follow(layer, view.references["all"])
     from_next = follow(layer, view.references["next"])
-    # The `next` chain starts later in the result, so it has less to read.
-    assert len(from_next) <= 2 * len(from_all), (len(from_next), len(from_all))
+    # Both chains read the whole result (the view's `next` starts at line 1 or later).
+    assert len(from_next) <= 1.5 * len(from_all), (len(from_next), len(from_all))
 
 
 def test_later_pages_use_the_budget(travis_log: str) -> None:
@@ -345,11 +349,6 @@ def test_bad_references_get_an_actionable_error(
     assert "Traceback" not in out.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="notices put sentence punctuation right after references ('Full result: "
-    "ref://.../command.'); a reference copied with its trailing '.' or ',' is rejected",
-)
 @pytest.mark.parametrize("suffix", [".", ","])
 def test_reference_copied_with_trailing_punctuation(
     stored: tuple[ResultLayer, str, str], suffix: str
@@ -360,11 +359,6 @@ def test_reference_copied_with_trailing_punctuation(
     assert out.status == "success", out.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the invalid-reference message runs two sentences together ('...as shown in the "
-    "notice Pass `ref` exactly...'): core/reference.py reason + fetch_tool.py hint lack a period",
-)
 def test_invalid_reference_message_is_well_formed(stored: tuple[ResultLayer, str, str]) -> None:
     layer, _, rid = stored
     out = fetch(layer, ADA, ref=rid)

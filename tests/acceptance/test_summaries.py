@@ -190,11 +190,6 @@ def test_small_call_budget_summarises_a_representative_sample() -> None:
     assert len(summarizer.requests) == 2 or "evenly spaced" not in first_line, first_line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="find_references (scripted.py REFERENCE_RE) keeps the ',' that separates the "
-    "summary's 'Cited lines: ref, ref' list, returning references that do not parse",
-)
 def test_find_references_returns_parseable_references() -> None:
     layer = layer_with(ScriptedChatModel(script=lambda m, i: GOOD))
     msg = process(layer)
