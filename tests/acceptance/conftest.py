@@ -10,23 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain_core.messages import (
     AIMessage,
-    AIMessageChunk,
     BaseMessage,
     SystemMessage,
     ToolMessage,
 )
-from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.tools import BaseTool
 
 from langchain_result_layer import ResultLayer
-from langchain_result_layer.scripted import ScriptedChatModel
 
 FETCH = "fetch_tool_result"
 CALL_RE = re.compile(r'fetch_tool_result\(ref="(ref://tool-result/[^"]+)"\)')
@@ -72,37 +69,6 @@ def demo_tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BaseTool]:
 
 
 # --------------------------------------------------------------------------- models
-
-
-class StreamingScriptedChatModel(ScriptedChatModel):
-    """`ScriptedChatModel` whose stream carries the tool calls (one chunk per answer).
-
-    The package's `ScriptedChatModel` inherits `GenericFakeChatModel._stream`, which drops
-    tool calls (see `test_scripted_model_streams_tool_calls`); streaming tests of the layer
-    use this subclass so that they test the layer, not the fake model.
-    """
-
-    def _stream(  # type: ignore[override]
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
-    ) -> Iterator[ChatGenerationChunk]:
-        message = self._generate(messages, stop=stop, run_manager=run_manager, **kw)
-        ai = message.generations[0].message
-        chunks = [
-            {
-                "name": c["name"],
-                "args": json.dumps(c["args"]),
-                "id": c["id"],
-                "index": i,
-                "type": "tool_call_chunk",
-            }
-            for i, c in enumerate(getattr(ai, "tool_calls", []) or [])
-        ]
-        chunk = AIMessageChunk(
-            content=ai.content, id=ai.id, tool_call_chunks=chunks, chunk_position="last"
-        )
-        if run_manager is not None and isinstance(ai.content, str):
-            run_manager.on_llm_new_token(ai.content, chunk=ChatGenerationChunk(message=chunk))
-        yield ChatGenerationChunk(message=chunk)
 
 
 # --------------------------------------------------------------------------- model-side helpers

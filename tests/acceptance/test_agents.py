@@ -36,7 +36,6 @@ from langchain_result_layer.scripted import (
 )
 from tests.acceptance.conftest import (
     FETCH,
-    StreamingScriptedChatModel,
     assert_pairing,
     calls_in,
     fenced_body,
@@ -266,7 +265,7 @@ def _big_logs_policy(messages: list[BaseMessage], index: int) -> AIMessage | str
 def test_streamed_tool_results_are_already_bounded(
     demo_tools: dict[str, Any], setup: str, mode: str
 ) -> None:
-    model = StreamingScriptedChatModel(script=_big_logs_policy, max_input_tokens=WINDOW)
+    model = ScriptedChatModel(script=_big_logs_policy, max_input_tokens=WINDOW)
     layer = ResultLayer(model=model, max_result_tokens=1_500)
     tools = [demo_tools["search_code"], demo_tools["read_file"]]
     if setup == "create_agent":
@@ -297,7 +296,7 @@ def test_streamed_tool_results_are_already_bounded(
 
 
 async def test_astream_messages_with_middleware(demo_tools: dict[str, Any]) -> None:
-    model = StreamingScriptedChatModel(script=_big_logs_policy, max_input_tokens=WINDOW)
+    model = ScriptedChatModel(script=_big_logs_policy, max_input_tokens=WINDOW)
     layer = ResultLayer(model=model, max_result_tokens=1_500)
     app = create_agent(
         model, [demo_tools["search_code"], demo_tools["read_file"]], middleware=[layer.middleware()]

@@ -19,7 +19,6 @@ from langchain_result_layer.scripted import (
 )
 from langchain_result_layer.summarize import SummarySettings
 from tests.acceptance.conftest import (
-    StreamingScriptedChatModel,
     fenced_body,
     fetch,
     is_cleared,
@@ -210,7 +209,7 @@ def read_doc(name: str) -> str:
     "them (summarize.py asummarize calls model.ainvoke without a config)",
 )
 async def test_summariser_output_is_not_streamed_as_agent_output() -> None:
-    model = StreamingScriptedChatModel(
+    model = ScriptedChatModel(
         script=[ai_tool_calls(tool_call("read_doc", {"name": "d"}, id="c1")), "done"],
         max_input_tokens=16_000,
     )
