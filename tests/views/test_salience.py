@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_result_layer.core.evidence import line_salience
+from langchain_result_layer.core.evidence import (
+    SALIENCE_DETAIL,
+    SALIENCE_ERROR,
+    SALIENCE_ITEM,
+    SALIENCE_STRONG,
+    SALIENCE_SUMMARY,
+    SALIENCE_WARNING,
+    line_salience,
+)
 from langchain_result_layer.core.normalize import clean_for_display
+from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._salience import (
     FULL_ANALYSIS_CHARS,
+    SalienceSettings,
     _candidate_lines,
     _split_region,
     analyse,
@@ -98,3 +109,128 @@ def test_huge_input_keeps_the_middle_error_with_its_frames() -> None:
     assert "Parser.java:42" in content
     assert "exit status 1" in content.split("\n", 1)[0]
     assert out.view.summary["partial_scan"] is True
+
+
+# --------------------------------------------------------------------------- line kinds
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # prose and names are not reports
+        ("\tthe USA under License Exception TSU of the U.S. Export", 0.0),
+        ("├── less@2.7.1 (graceful-fs@4.1.11, errno@0.1.4, promise@7.1.1)", 0.0),
+        ("   Compiling errno v0.2.4", 0.0),
+        ("+   output$safeError <- renderText({", 0.0),
+        ("* checking R files for syntax errors ... OK", 0.0),
+        ("checking whether errno is defined... no", 0.0),
+        # warnings stay warnings, even when they mention a failure
+        ("npm WARN optional dep failed, continuing fsevents@1.0.17", SALIENCE_WARNING),
+        ("[WARNING] Tests run: 3, Failures: 0, Errors: 0, Skipped: 1", SALIENCE_WARNING),
+        ("src/a.c:3:1: warning: unused variable 'x'", SALIENCE_WARNING),
+        # failures keep their weight
+        ('Exception in thread "main" java.lang.NullPointerException', SALIENCE_STRONG),
+        ("An exception occurred while parsing the manifest", SALIENCE_ERROR),
+        ("lib/a.js:0:0: Parsing error: Unexpected token", SALIENCE_ITEM),
+        ("Failing due to -Werror.", SALIENCE_STRONG),
+        ("cc1: all warnings being treated as errors", SALIENCE_STRONG),
+        ("Tests: 12, Assertions: 30, Failures: 2.", SALIENCE_SUMMARY),
+        ("OK, but incomplete, skipped, or risky tests!", SALIENCE_DETAIL),
+        ("OK (231 tests, 679 assertions)", 0.0),
+    ],
+)
+def test_line_kinds(line: str, expected: float) -> None:
+    assert line_salience(line) == expected
+
+
+def _ranked_texts(text: str, **kw: float) -> list[str]:
+    analysis = analyse(text, settings=SalienceSettings(**kw))  # type: ignore[arg-type]
+    return [analysis.text(ln) or "" for ln in analysis.ranked()]
+
+
+def test_a_repeated_error_block_gives_way_to_distinct_failures() -> None:
+    block = [
+        "[ERROR] No space left on device",
+        "java.io.IOException: No space left on device",
+        *[f"    at com.acme.Writer.write{i}(Writer.java:{i})" for i in range(8)],
+    ]
+    lines = ["$ mvn package"]
+    for _ in range(6):
+        lines += [f"[INFO] step {i}" for i in range(30)] + block
+    lines += ["[ERROR] Failed to execute goal spoon:generate: no tag class", "exit code 1"]
+    analysis = analyse("\n".join(lines) + "\n")
+    errors = [ln for ln, t in analysis.texts.items() if t == "[ERROR] No space left on device"]
+    first, *later = sorted(errors)
+    assert all(analysis.priority[first] > analysis.priority[ln] for ln in later)
+    top = _ranked_texts("\n".join(lines) + "\n")[:20]
+    # One copy of the block, whole, before any second copy of its frames.
+    assert top.count("    at com.acme.Writer.write7(Writer.java:7)") == 1
+    assert "[ERROR] Failed to execute goal spoon:generate: no tag class" in top
+
+
+def test_the_bottom_of_a_deep_stack_trace_is_kept() -> None:
+    frames = [f"\tat org.lib.Layer{i}.call(Layer{i}.java:{i + 1})" for i in range(60)]
+    lines = [
+        "$ mvn test",
+        *[f"Running test {i}" for i in range(200)],
+        "testParse(com.acme.ParserTest)  Time elapsed: 0.02 sec  <<< FAILURE!",
+        "java.lang.AssertionError: expected:<1> but was:<2>",
+        *frames,
+        "\tat org.apache.maven.surefire.booter.ForkedBooter.main(ForkedBooter.java:75)",
+        "",
+        *[f"Running other test {i}" for i in range(200)],
+        "BUILD FAILURE",
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    bottom = next(ln for ln, t in analysis.texts.items() if "ForkedBooter.main" in t)
+    middle = next(ln for ln, t in analysis.texts.items() if "Layer40.call" in t)
+    assert analysis.priority[bottom] > analysis.priority[middle]
+
+
+def test_a_delimited_block_above_a_failure_entry_belongs_to_it() -> None:
+    lines = [
+        *[f"TEST {i}/900 [1/2 workers]" for i in range(300)],
+        "========DIFF========",
+        "001+ Deprecated: implicit nullable types in bug72294.php on line 18",
+        "========DONE========",
+        "FAIL Bug #72294 invalid pointer in pgsql_stmt_dtor [ext/pdo_pgsql/tests/bug72294.phpt]",
+        *[f"TEST {i}/900 [1/2 workers]" for i in range(300, 600)],
+        'The command "make test" exited with 1.',
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    diff = next(ln for ln, t in analysis.texts.items() if t.startswith("001+ Deprecated"))
+    fail = next(ln for ln, t in analysis.texts.items() if t.startswith("FAIL Bug"))
+    assert analysis.priority[diff] >= 0.5 * analysis.priority[fail]
+
+
+def test_errors_outside_the_failed_step_weigh_less() -> None:
+    lines = [
+        "travis_fold:start:install",
+        "travis_time:start:1$ npm install",
+        "npm ERR! peer dependency missing: left-pad@1.0.0",
+        *[f"added package {i}" for i in range(50)],
+        "travis_time:end:1travis_fold:end:installtravis_time:start:2$ npm test",
+        *[f"  ok {i} renders" for i in range(50)],
+        "  not ok 51 renders the header",
+        "Error: expected header to be visible",
+        *[f"  ok {i} renders" for i in range(52, 80)],
+        'The command "npm test" exited with 1.',
+    ]
+    text = "\n".join(lines) + "\n"
+    focused = analyse(text)
+    flat = analyse(text, settings=SalienceSettings(outside_failed_step=1.0))
+    install = next(ln for ln, t in focused.texts.items() if t.startswith("npm ERR! peer"))
+    assert focused.priority[install] < flat.priority[install]
+    failing = next(ln for ln, t in focused.texts.items() if t.startswith("Error: expected"))
+    assert focused.priority[failing] > focused.priority[install]
+
+
+def test_ci_logs_are_command_output() -> None:
+    log = "\n".join(
+        [
+            "2024-01-02T10:00:00.0000000Z ##[group]Run actions/checkout@v4",
+            "2024-01-02T10:00:01.0000000Z ##[endgroup]",
+            *[f"2024-01-02T10:00:{i % 60:02d}.0000000Z compiling {i}" for i in range(300)],
+        ]
+    )
+    assert choose_view(log).kind == "command"

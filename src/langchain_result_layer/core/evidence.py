@@ -72,9 +72,10 @@ _KEYWORDS: tuple[str, ...] = (
 
 _CONFIRM_RE = re.compile(
     r"""
-    (?<![-.])\b(?:error|errors|exception|traceback|failed|failure|failures|fail|fatal|panic
-       |panicked|errno|abort|aborted|killed|segmentation\ fault|core\ dumped|denied
-       |assert(?:ion)?(?:error)?|undefined\ reference|cannot|could\ not|not\ found)\b(?![-.]\w)
+    (?<![-.@/])\b(?:error|errors|exception|exceptions|traceback|failed|failure|failures|fail
+       |fatal|panic|panicked|errno|abort|aborted|killed|segmentation\ fault|core\ dumped|denied
+       |assert(?:ion)?(?:error)?|undefined\ reference|cannot|could\ not|not\ found)\b(?![-.@]\w)
+       (?!\ v\d+\.\d)  # a package and its version (`Compiling errno v0.2.4`)
     | (?-i:(?<=[a-z0-9_])(?:Error|Exception|Failure)\b)
     | \bexit(?:ed)?\ (?:code|status|with)\W{0,3}(?!0\b)\d+
     | \bnon-zero\ exit
@@ -206,12 +207,54 @@ def is_error_line(line: str) -> bool:
     probe = line[:_MAX_LINE_FOR_CONFIRM]
     if "/" in probe or "\\" in probe:
         probe = _PATHS_RE.sub(" ", probe)
-    if not _CONFIRM_RE.search(probe):
+    first = _CONFIRM_RE.search(probe)
+    if first is None:
+        return False
+    if _weak_match(probe, first) and all(
+        _weak_match(probe, m) for m in _CONFIRM_RE.finditer(probe, first.end())
+    ):
         return False
     if _BENIGN_RE.search(probe):
         # Benign phrase present: still evidence if a strong marker is there too.
         return bool(_STRONG_RE.search(_BENIGN_RE.sub(" ", probe)))
     return True
+
+
+# A bare "exception" reports one when it starts the line or has a verb of failing near it;
+# in prose ("under License Exception TSU of the ...") it is a word, not a report.
+_EXCEPTION_CONTEXT_RE = re.compile(
+    r"exceptions?\s*(?::|in\s+thread|was|were|is|are|has|have|occurred|raised|thrown|caught"
+    r"|during|while|when)"
+    r"|(?:unhandled|uncaught|unexpected|an|fatal|runtime|caught|raised|threw|throws?|thrown)"
+    r"\s+exceptions?",
+    re.IGNORECASE,
+)
+_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.")
+
+
+def _weak_match(probe: str, match: re.Match[str]) -> bool:
+    """A confirming match that names something rather than reports a failure.
+
+    Two kinds: a lower-camel identifier ending in `Error`/`Exception` (`safeError`,
+    `normalError`: a variable or function in echoed code, where a class name starts with a
+    capital), and a bare "exception" inside prose.
+    """
+    word = match.group()
+    start = match.start()
+    if word[:1].isupper() and word in ("Error", "Exception", "Failure"):
+        # The suffix of a longer token: look at the whole token.
+        i = start
+        while i > 0 and probe[i - 1] in _IDENT_CHARS:
+            i -= 1
+        token = probe[i : match.end()]
+        if token != word:
+            return token[:1].islower() and "." not in token
+    if word.lower() in ("exception", "exceptions"):
+        if not probe[:start].strip(" \t[]():*-#>"):
+            return False  # it starts the line
+        window = probe[max(0, start - 40) : match.end() + 40]
+        return _EXCEPTION_CONTEXT_RE.search(window) is None
+    return False
 
 
 def has_error_evidence(text: str, *, max_chars: int = 200_000) -> bool:
@@ -357,7 +400,12 @@ SALIENCE_ERROR = 5.0
 """Any other confirmed error line."""
 
 SALIENCE_DETAIL = 3.0
-"""Assertion details (`expected ... but was ...`) and warnings."""
+"""Assertion details (`expected ... but was ...`), missing or invalid things, a test run's
+incomplete verdict (`OK, but incomplete, skipped, or risky tests!`)."""
+
+SALIENCE_WARNING = 2.0
+"""Warnings (`warning:`, `npm WARN`, `[WARNING]`, `Deprecated`): shown when there is room,
+without the context an error gets. A warning that mentions a failure stays a warning."""
 
 _EXIT_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bexit(?:ed)?(?: with)? (?:code|status)\W{0,3}(-?\d+)", re.IGNORECASE),
@@ -394,6 +442,7 @@ _SUMMARY_VERDICT_RE = re.compile(
     | ^=+\ (?:FAILURES|ERRORS|short\ test\ summary\ info)\ =+
     | ^FAILED\ \(.{0,60}(?:failures|errors)=\d+
     | ^There\ (?:was|were)\ \d+\ (?:failures?|errors?):
+    | ^\s*Tests:\ \d+,\ Assertions:\ \d+,\ (?:Errors|Failures):\ [1-9]
     | ^\s*(?:\[\w+\]\s*)?(?:Failed\ tests|Tests\ in\ error|Failing\ tests|Failures|Errors
         |FAILURES!?|ERRORS!?)\s*:?\s*$
     """,
@@ -413,6 +462,7 @@ _STRONG_LINE_RE = re.compile(
     | \bAssertionError\b | \bAssertion\ failed | \bassert(?:ion)?\ .{0,80}failed
     | CMake\ Error | Segmentation\ fault | core\ dumped | \bAborted\b
     | npm\ ERR! | ^\s*Caused\ by: | ^\s*Error:\ | \bUnhandled\ (?:exception|rejection)
+    | ^Exception\ in\ thread\s
     | \bundefined\ reference\ to\b | \bcannot\ find\ symbol\b | \bNo\ space\ left\b
     | \bTimed?\ ?out\b.{0,40}\bexceeded\b | \btimeout\ of\ \d+m?s\ exceeded
     """,
@@ -438,13 +488,40 @@ _DETAIL_RE = re.compile(
     \bexpected\b.{0,200}\b(?:but\ was|but\ got|got|actual|received|to\ (?:be|equal))\b
     | ^\s*(?:Expected|Actual|Received|expected|actual)\s*[:=(]
     | ^\s*[-+]{3}\ (?:Expected|Actual|expected|actual)
-    | \bwarning:|\bWarning:|\bWARN(?:ING)?\b|\bDeprecated\b
+    | ^OK,\ but\ (?:incomplete|skipped|risky)
     | \bnot\ (?:found|defined|available|installed|supported)\b
     | \bunable\ to\b|\bUnable\ to\b|\bInvalid\b|\binvalid\b
     | \bmissing\b|\bMissing\b|\bUnexpected\b|\bunexpected\b
     | \bincompatible\b|\bIncompatible\b|\bconflict
     """,
     re.VERBOSE,
+)
+
+_WARNING_RE = re.compile(
+    r"""
+    \bwarning:|\bWarning:|\bWARN(?:ING)?\b|\bDeprecated\b|\bdeprecated\b
+    """,
+    re.VERBOSE,
+)
+
+# A line that is a warning report as a whole: it starts (after a timestamp) with a warning
+# level, or a compiler diagnostic whose kind is `warning`.
+_WARNING_LINE_RE = re.compile(
+    r"""
+    ^\s*(?:\[?[\d:.,/TZ+-]{6,}\]?\s+)?
+    (?:npm\ WARN\b|\[WARN(?:ING)?\]|WARN(?:ING)?\b:?|[Ww]arning:|W:\ |w:\ |\[warn\])
+    | ^\s*\S+?:\d+(?::\d+)?:\s*(?:\[?\w+\]?\s*)?warning\b
+    """,
+    re.VERBOSE,
+)
+
+# A tool's diagnostic `path:line:column: message` (compilers, linters, type checkers).
+_DIAGNOSTIC_RE = re.compile(r"^\s*(?:[A-Za-z]:)?[\w./\\@+-]+\.\w{1,8}:\d+:\d+:\ \S")
+
+# A check or test reported as passed (`... ok`, `checking for x... no`).
+_PASSING_SUFFIX_RE = re.compile(
+    r"(?:\.\.\.|…)\s*(?:OK|ok|Ok|PASSED|passed|PASS|pass|SKIPPED|skipped|done|DONE|yes|no)\b"
+    r"[.!]?\s*$"
 )
 
 _CONTINUATION_RE = re.compile(
@@ -469,7 +546,7 @@ _ANY_SIGNAL_RE = re.compile(
     r"|imed? ?out|imeout|BUILD|Build step|Finished:|##\[error|Tests? run|Tests? result"
     r"|[1-9]\d* (?:failed|errors?)"
     r"|^=+ |^\s*\d{1,5}[.)] |^\s*[✗✖×✘] |No space|ore dumped|Caused by|E\d{3}|^\s*E |rc\s*[:=]"
-    r"|tatus\s*[:=]|eturn|Return|Recipe|ctual|eceived|^_{3,} "
+    r"|tatus\s*[:=]|eturn|Return|Recipe|ctual|eceived|^_{3,} |OK, but|:\d+:\d+: "
 )
 # Lower-case words one of which each pattern needs (gates for `line_salience`).
 _STEP_WORDS = (
@@ -525,9 +602,11 @@ _DETAIL_WORDS = (
     "unexpected",
     "incompatible",
     "conflict",
+    "ok, but",
 )
 _PASSING_RESULT_RE = re.compile(
-    r"^\s*(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?![^\n]{0,40}\bFAIL)"
+    r"^\s*(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?!,\s*but\b)"
+    r"(?![^\n]{0,40}\bFAIL)"
 )
 _EXIT_HINT_RE = re.compile(r"xit|Error \d|eturn|tatus|code|\brc\b", re.IGNORECASE)
 _HEAVY_PROBE = 600
@@ -562,6 +641,23 @@ def line_salience(line: str) -> float:
     low = head.lower()
     if _has_any(low, _STEP_WORDS) and is_step_failure(head):
         return SALIENCE_EXIT
+    if _PASSING_SUFFIX_RE.search(head):
+        return 0.0  # `checking for syntax errors ... OK`: a check that passed
+    warning = "arn" in low and _WARNING_LINE_RE.search(head) is not None
+    score = _kind_of(head, low, probe)
+    if warning:
+        return min(score, SALIENCE_WARNING) if score else SALIENCE_WARNING
+    return score
+
+
+_WERROR_RE = re.compile(
+    r"\bFailing due to -Werror|\bwarnings? (?:being |are |is )?treated as errors?", re.IGNORECASE
+)
+
+
+def _kind_of(head: str, low: str, probe: str) -> float:
+    if ("treated as error" in low or "-werror" in low) and _WERROR_RE.search(head):
+        return SALIENCE_STRONG  # the warnings above it failed the build
     if _has_any(low, _SUMMARY_WORDS) and _SUMMARY_VERDICT_RE.search(head):
         return SALIENCE_SUMMARY
     item_words = _has_any(low, _ITEM_WORDS) or ")" in head[:12]
@@ -569,10 +665,14 @@ def line_salience(line: str) -> float:
         return SALIENCE_ITEM
     if _has_any(low, _STRONG_WORDS) and _STRONG_LINE_RE.search(head) and not _benign_only(head):
         return SALIENCE_STRONG
+    if head.count(":") >= 3 and _DIAGNOSTIC_RE.match(head) and "warning" not in low:
+        return SALIENCE_ITEM
     if is_error_line(probe):
         return SALIENCE_ERROR
     if _has_any(low, _DETAIL_WORDS) and _DETAIL_RE.search(head):
         return SALIENCE_DETAIL
+    if ("warn" in low or "deprecat" in low) and _WARNING_RE.search(head):
+        return SALIENCE_WARNING
     return 0.0
 
 

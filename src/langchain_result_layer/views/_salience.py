@@ -36,11 +36,11 @@ from itertools import accumulate, repeat
 from operator import add
 
 from langchain_result_layer.core.evidence import (
-    SALIENCE_DETAIL,
     SALIENCE_ERROR,
     SALIENCE_EXIT,
     SALIENCE_ITEM,
     SALIENCE_SUMMARY,
+    SALIENCE_WARNING,
     find_error_lines,
     is_continuation_line,
     line_salience,
@@ -49,7 +49,7 @@ from langchain_result_layer.core.evidence import (
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.views.text import utf8_length
 
-__all__ = ["Analysis", "analyse", "windows_of"]
+__all__ = ["DEFAULT_SETTINGS", "Analysis", "SalienceSettings", "analyse", "windows_of"]
 
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
@@ -59,7 +59,9 @@ _TAIL_PART_CHARS = 1_000_000
 _MIDDLE_HITS = 48
 _MIDDLE_CANDIDATES = 1_200
 
-_AFTER_SPAN = 60
+_AFTER_SPAN = 150
+_DELIMITED_SPAN = 40
+_DELIMITED_SHARE = 0.7
 _BEFORE_SPAN = 3
 _CONT_DECAY = 0.99
 _PLAIN_DECAY = 0.8
@@ -91,6 +93,49 @@ _LOG_RECORD_RE = re.compile(
 _LOG_RECORD_DAMP = 0.65
 
 
+@dataclass(frozen=True, slots=True)
+class SalienceSettings:
+    r"""The weights of the rules that are a judgement call (tuned on held-out logs).
+
+    Example:
+        ```python
+        analyse("error: x\n", settings=SalienceSettings(repeat_block=0.4))
+        ```
+    """
+
+    outside_failed_step: float = 0.7
+    """Weight of an error outside every step known to have failed (a `$ command` prompt
+    to its failure verdict), when such steps exist: an install step's warnings and a
+    license text's words are rarely the cause."""
+
+    repeat_block: float = 0.5
+    """Weight of a later copy of an error block already seen (same error line and next
+    line, numbers folded): the first copy carries the block, the copies its count."""
+
+    exact_repeat: float = 0.3
+    """Factor, per copy already shown, for a line identical (numbers folded) to a shown
+    one: a recursion's repeated frames and a repeated message add nothing."""
+
+    trace_tail_frames: int = 4
+    """How many of the last lines of a stack trace (the entry point: the test method,
+    the runner) keep most of the error's weight however deep the trace is."""
+
+    trace_tail_share: float = 0.75
+    """The share of the error's weight those last lines keep."""
+
+
+DEFAULT_SETTINGS = SalienceSettings()
+
+
+def _copy_key(text: str) -> str:
+    """What makes two lines copies of each other: the same text.
+
+    Numbers count: two compiler errors at different lines, or two assertions at different
+    lines, are two failures.
+    """
+    return text.strip()
+
+
 def _group_key(text: str) -> str:
     """The first three words of a line after its timestamp; numbers folded, paths as `*`."""
     words: list[str] = []
@@ -103,7 +148,13 @@ def _group_key(text: str) -> str:
     return " ".join(words)
 
 
-_PROMPT_RE = re.compile(r"^\s*(?:\$|>|#\#\[group\]Run|\+) \S")
+_PROMPT_RE = re.compile(
+    r"^\s*(?:\$|>|#\#\[group\]Run|\+) \S"
+    # Travis prints a step's command after its fold and timing markers on the same line.
+    r"|^travis_(?:fold|time):\S*?\$ \S"
+)
+# A labelled separator line (`========DIFF========`, `----- END -----`): it delimits a block.
+_SEPARATOR_RE = re.compile(r"^\s*([=\-_*#~+])\1{3,}\s*[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s*\1{4,}\s*$")
 _NOISE_RE = re.compile(
     r"^\s*(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
     r"Receiving objects|Resolving deltas|remote: (?:Counting|Compressing)|\.{8,})"
@@ -115,6 +166,7 @@ _NOISE_RE = re.compile(
 # regex engine tries one branch per position, not forty: about 12 ms per MB.
 _SIGNAL_WORDS_RE = re.compile(
     r"\$ "
+    r"|:\d+:\d+: "
     r"|a(?:il|nic|rn|tal)"
     r"|b(?:ort|uild)"
     r"|c(?:annot|aused by|ould not|tual)"
@@ -124,7 +176,7 @@ _SIGNAL_WORDS_RE = re.compile(
     r"|i(?:med out|medout|me out|meout|ssing)"
     r"|killed"
     r"|n(?:able to|compatible|o space|on-zero|ot |valid)"
-    r"|o(?:nflict|re dumped)"
+    r"|o(?:k, but|nflict|re dumped)"
     r"|r(?:aceback|c[ :=]|ecipe|rno|ror)"
     r"|ssert"
     r"|t(?:atus|ests? r(?:un|esult))"
@@ -203,6 +255,7 @@ class Analysis:
     _regions: list[_Region] = field(default_factory=list)
     _firsts: list[int] = field(default_factory=list)
     _raw_bytes: int | None = None
+    settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
 
     def byte_size(self, raw: str) -> int:
         """UTF-8 size of the analysed text (computed once)."""
@@ -250,11 +303,14 @@ class Analysis:
         return self._ranked
 
     def _greedy(self, effective: dict[int, float]) -> list[int]:
-        """Lazy-greedy order with a repetition factor per group.
+        """Lazy-greedy order with a repetition factor per group and per identical line.
 
         One heap entry per group holds the group's best remaining line, valued with the
-        group's current factor (equivalent to lazy greedy, in O(n log n)).
+        group's current factor (equivalent to lazy greedy, in O(n log n)). A line identical
+        (numbers folded) to lines already taken is pushed back with a lower value before
+        it is taken (values only ever go down, so the lazy order stays exact).
         """
+        exact_repeat = self.settings.exact_repeat
         by_group: dict[str, list[int]] = {}
         solo: list[int] = []
         for ln in effective:
@@ -262,16 +318,27 @@ class Analysis:
                 solo.append(ln)
             else:
                 by_group.setdefault(_group_key(self.texts.get(ln, "")), []).append(ln)
-        heap: list[tuple[float, int, int, str]] = []
+        # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
+        heap: list[tuple[float, int, int, str, int]] = []
         for key, lines in by_group.items():
             lines.sort(key=lambda ln: (effective[ln], ln))  # best last
-            heap.append((-effective[lines[-1]], -lines[-1], 0, key))
-        heap.extend((-effective[ln], -ln, -1, "") for ln in solo)
+            heap.append((-effective[lines[-1]], -lines[-1], 0, key, 0))
+        heap.extend((-effective[ln], -ln, -1, "", 0) for ln in solo)
         heapq.heapify(heap)
+        copies: dict[str, int] = {}
         order: list[int] = []
         while heap:
-            _, neg_ln, taken, key = heapq.heappop(heap)
-            order.append(-neg_ln)
+            neg_value, neg_ln, taken, key, applied = heapq.heappop(heap)
+            line = -neg_ln
+            exact = _copy_key(self.texts.get(line, ""))
+            seen = copies.get(exact, 0) if exact else 0
+            if seen > applied:
+                factor = exact_repeat ** (seen - applied)
+                heapq.heappush(heap, (neg_value * factor, neg_ln, taken, key, seen))
+                continue
+            order.append(line)
+            if exact:
+                copies[exact] = seen + 1
             if taken < 0:
                 continue
             lines = by_group[key]
@@ -284,7 +351,7 @@ class Analysis:
             line_factor = (
                 _ITEM_REPEAT ** max(0, taken - 5) if item else _OTHER_REPEAT ** max(0, taken - 2)
             )
-            heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key))
+            heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key, 0))
         return order
 
     @property
@@ -399,6 +466,7 @@ def analyse(
     is_error: bool = False,
     level_salience: Callable[[str, float], float] | None = None,
     extra_signal: re.Pattern[str] | None = None,
+    settings: SalienceSettings = DEFAULT_SETTINGS,
 ) -> Analysis:
     r"""Give every line worth showing a priority.
 
@@ -411,6 +479,7 @@ def analyse(
         extra_signal: A pattern (searched in the raw text) that marks the other lines
             `level_salience` may raise above 0 (for logs: level names); lines matched
             neither by it nor by the built-in signal words are not looked at.
+        settings: The weights of the judgement-call rules.
 
     Returns:
         The analysis.
@@ -430,6 +499,7 @@ def analyse(
         raw_chars=len(raw),
         _regions=regions,
         _firsts=[r.first_line for r in regions],
+        settings=settings,
     )
     if total == 0:
         return result
@@ -440,7 +510,11 @@ def analyse(
         for i in _candidate_lines(region, raw, extra_signal):
             text = region.text(i)
             line_no = region.first_line + i
-            if not text or _NOISE_RE.match(text):
+            if not text:
+                continue
+            if _PROMPT_RE.match(text):
+                prompts.append(line_no)
+            if _NOISE_RE.match(text):
                 continue
             score = line_salience(text)
             if level_salience is not None:
@@ -448,8 +522,6 @@ def analyse(
             if score:
                 own[line_no] = score
                 texts[line_no] = text
-            elif _PROMPT_RE.match(text):
-                prompts.append(line_no)
     text_at = result.text
 
     verdicts = sorted(ln for ln, s in own.items() if s >= SALIENCE_EXIT)
@@ -457,17 +529,20 @@ def analyse(
 
     # Steps that failed: from the last prompt before a verdict to the verdict.
     failed_spans: list[tuple[int, int]] = []
+    known_spans: list[tuple[int, int]] = []  # those that start at a prompt
     for v in verdicts:
         before = [p for p in prompts if p < v]
-        start = before[-1] if before and v - before[-1] <= 5_000 else max(1, v - 400)
-        failed_spans.append((start, v))
+        if before and v - before[-1] <= 5_000:
+            failed_spans.append((before[-1], v))
+            known_spans.append((before[-1], v))
+        else:
+            failed_spans.append((max(1, v - 400), v))
     last_verdict = verdicts[-1] if verdicts else None
     tail_zone = _tail_zone(regions[-1], total)
 
     # Position adjustments of the anchors (repetition is handled when ranking).
     seen: set[str] = set()
     anchor: dict[int, float] = {}
-    first_strong_done = False
     for line_no in sorted(own):
         score = own[line_no]
         is_error_anchor = SALIENCE_ERROR <= score < SALIENCE_EXIT
@@ -484,12 +559,20 @@ def analyse(
             score *= _FAILED_STEP_BOOST
         elif last_verdict is not None and line_no > last_verdict and line_no < tail_zone:
             score *= _AFTER_VERDICT_DAMP
-        if not first_strong_done and is_error_anchor:
-            score = max(score, own[line_no]) * _FIRST_ERROR_BOOST
-            first_strong_done = True
+        elif known_spans and own[line_no] < SALIENCE_EXIT:
+            score *= settings.outside_failed_step
         anchor[line_no] = score
     result.patterns = len(seen)
     result.error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
+    # The first error (the first strong one when there is one: an exception, a failed test,
+    # a compiler error; in the step that failed when that is known) always gets its window
+    # when there is room: the first error is often the cause of the others.
+    strong = [ln for ln in result.error_lines if own[ln] >= SALIENCE_ITEM]
+    in_failed = [ln for ln in strong if any(a <= ln <= b for a, b in known_spans)]
+    firsts = in_failed or strong or result.error_lines
+    if firsts:
+        first = firsts[0]
+        anchor[first] = max(anchor[first], own[first]) * _FIRST_ERROR_BOOST
     # A list of failure entries is read from the top: every entry of a run gets the weight
     # of the run's first entry, a little less the further down it is.
     items = sorted(ln for ln, score in own.items() if score == SALIENCE_ITEM)
@@ -503,10 +586,25 @@ def analyse(
             for k, x in enumerate(run):
                 anchor[x] = top * (1 - _ITEM_RUN_STEP * k)
         run = [ln] if ln is not None else []
+    # An error line that repeats one seen before (the same text) weighs less than its
+    # first copy, and so does the block under it: the budget goes to distinct failures.
+    first_copy: dict[str, float] = {}
+    repeats: set[int] = set()
+    for line_no in sorted(anchor):
+        if not SALIENCE_WARNING <= own[line_no] < SALIENCE_EXIT:
+            continue
+        sig = _copy_key(texts[line_no])
+        if sig in first_copy:
+            anchor[line_no] = min(anchor[line_no], first_copy[sig]) * settings.repeat_block
+            repeats.add(line_no)
+        else:
+            first_copy[sig] = anchor[line_no]
     if len(result.error_lines) > 1:
-        # The last error, like the first, always gets its window when there is room.
+        # The last error, like the first, gets its window when there is room (unless it
+        # only repeats an earlier one).
         last = result.error_lines[-1]
-        anchor[last] = max(anchor[last], own[last]) * _FIRST_ERROR_BOOST
+        if last not in repeats:
+            anchor[last] = max(anchor[last], own[last]) * _FIRST_ERROR_BOOST
 
     priority: dict[int, float] = {}
     roles: dict[int, str] = {}
@@ -523,12 +621,13 @@ def analyse(
             else ("error" if own[line_no] >= SALIENCE_ERROR else "detail")
         )
         offer(line_no, score, role)
-        if own[line_no] < SALIENCE_DETAIL:
+        if own[line_no] < SALIENCE_WARNING:
             continue
         # Context after: continuation lines keep most of the weight.
         value = score
         plain_run = 0
         blank_run = 0
+        frames: list[int] = []
         for d in range(1, _AFTER_SPAN + 1):
             ln = line_no + d
             nearby = text_at(ln)
@@ -545,6 +644,7 @@ def analyse(
             if listed or is_continuation_line(nearby):
                 value *= _CONT_DECAY
                 plain_run = 0
+                frames.append(ln)
             else:
                 value *= _PLAIN_DECAY
                 plain_run += 1
@@ -557,8 +657,16 @@ def analyse(
                 continue
             if ln in own and own[ln] >= SALIENCE_ERROR:
                 break  # the next anchor carries its own weight
+            if _NOISE_RE.match(nearby):
+                continue  # CI bookkeeping (`travis_time:end:...`) is not context
             texts.setdefault(ln, nearby)
             offer(ln, value, "context")
+        # The bottom of a stack trace (the entry point: the test that ran, the runner) tells
+        # where the failure came from however deep the trace is.
+        if len(frames) > settings.trace_tail_frames:
+            for ln in frames[-settings.trace_tail_frames :]:
+                texts.setdefault(ln, text_at(ln) or "")
+                offer(ln, score * settings.trace_tail_share, "context")
         # The header of an indented report (`standard: ...` above its indented errors).
         text0 = texts.get(line_no) or text_at(line_no) or ""
         if text0[:1] in (" ", "\t"):
@@ -571,6 +679,21 @@ def analyse(
                 texts.setdefault(ln, nearby)
                 offer(ln, score * _HEADER_SHARE, "context")
                 break
+        # A delimited block just above a failure entry (`========DIFF========` ...
+        # `========DONE========` then `FAIL test`) is that failure's detail.
+        if own[line_no] >= SALIENCE_ITEM:
+            above = text_at(line_no - 1)
+            if above is not None and _SEPARATOR_RE.match(above):
+                value = score * _DELIMITED_SHARE
+                for ln in range(line_no - 1, max(0, line_no - _DELIMITED_SPAN), -1):
+                    nearby = text_at(ln)
+                    if nearby is None:
+                        break
+                    texts.setdefault(ln, nearby)
+                    offer(ln, value, "context")
+                    value *= _CONT_DECAY
+                    if ln < line_no - 1 and _SEPARATOR_RE.match(nearby):
+                        break  # the block's opening separator
         # Context before.
         value = score
         for d in range(1, _BEFORE_SPAN + 1):
@@ -579,6 +702,8 @@ def analyse(
             if nearby is None or not nearby.strip():
                 break
             value *= _BEFORE_DECAY
+            if _NOISE_RE.match(nearby):
+                continue
             texts.setdefault(ln, nearby)
             offer(ln, value, "context")
 

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -52,13 +53,30 @@ from langchain_result_layer.views._lines import (
     window_items,
     window_sections,
 )
-from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._salience import (
+    DEFAULT_SETTINGS,
+    Analysis,
+    SalienceSettings,
+    analyse,
+)
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.text import TextView
 
 __all__ = ["CommandView", "finish_line_layout", "render_line_evidence"]
 
 _SNIFF_TAIL = 4_000
+_SNIFF_CI_CHARS = 32_000
+_CI_MARKERS_NEEDED = 2
+# Step markers of CI systems and build tools, at the start of a line (after an optional
+# ISO timestamp, as GitHub Actions writes them).
+_CI_MARKER_RE = re.compile(
+    r"^(?:\ufeff)?(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?(?:\x1b\[[0-9;]*[A-Za-z])*"
+    r"(?:travis_(?:fold|time):|\#\#\[(?:group|endgroup|section|error)\]|\[Pipeline\] "
+    r"|Started by (?:user|an SCM change|timer|upstream)|Building in workspace "
+    r"|\[INFO\] (?:Scanning for projects|BUILD (?:SUCCESS|FAILURE)|Reactor Summary)"
+    r"|> Task :|BUILD (?:SUCCESSFUL|FAILED) in )",
+    re.MULTILINE,
+)
 _SNIFF_HEAD = 2_000
 _MAX_RANKED = 4_000
 _TEXT_FALLBACK = TextView()
@@ -163,10 +181,26 @@ class CommandView(ResultViewBuilder):
 
     kind: ClassVar[str] = "command"
 
+    def __init__(self, *, salience: SalienceSettings | None = None) -> None:
+        """Create the view.
+
+        Args:
+            salience: The weights of the judgement-call rules that rank lines (the
+                defaults are tuned on held-out build logs).
+        """
+        self.salience = salience or DEFAULT_SETTINGS
+
     def sniff(self, payload: object) -> float:
-        """A stated exit status near the end, or a shell prompt at the start."""
+        """A CI build log, a stated exit status near the end, or a shell prompt at the start.
+
+        A CI system's step markers (Travis folds, GitHub Actions groups, Jenkins pipeline
+        steps, Maven's and Gradle's task lines) make a log command output, even when its
+        lines carry timestamps: it is read by its steps and their verdicts.
+        """
         if not isinstance(payload, str) or not payload:
             return 0.0
+        if len(_CI_MARKER_RE.findall(payload, 0, _SNIFF_CI_CHARS)) >= _CI_MARKERS_NEEDED:
+            return 0.85
         tail = payload[-_SNIFF_TAIL:]
         if find_exit_status(tail, tail_chars=_SNIFF_TAIL) is not None:
             return 0.75
@@ -189,7 +223,9 @@ class CommandView(ResultViewBuilder):
             if isinstance(prepared.raw, str)
             else prepared.raw.decode("utf-8", "replace")
         )
-        prepared.data = _LinesData(analysis=analyse(raw), exit=find_exit_status(raw))
+        prepared.data = _LinesData(
+            analysis=analyse(raw, settings=self.salience), exit=find_exit_status(raw)
+        )
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
@@ -202,7 +238,8 @@ class CommandView(ResultViewBuilder):
         data = prepared.data
         if not isinstance(data, _LinesData):
             data = _LinesData(
-                analysis=analyse(raw, is_error=ctx.is_error), exit=find_exit_status(raw)
+                analysis=analyse(raw, is_error=ctx.is_error, settings=self.salience),
+                exit=find_exit_status(raw),
             )
         analysis = data.analysis
         summary = _command_summary(analysis, data.exit, raw)

@@ -53,7 +53,12 @@ from langchain_result_layer.views._lines import (
     spread,
     window_sections,
 )
-from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._salience import (
+    DEFAULT_SETTINGS,
+    Analysis,
+    SalienceSettings,
+    analyse,
+)
 from langchain_result_layer.views._templates import TemplateResult, mine_templates
 from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range_of_parts
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
@@ -170,9 +175,15 @@ class _LogData:
     sampled: bool
 
 
-def _analyse_log(raw: str, *, is_error: bool) -> _LogData:
+def _analyse_log(
+    raw: str, *, is_error: bool, settings: SalienceSettings = DEFAULT_SETTINGS
+) -> _LogData:
     analysis = analyse(
-        raw, is_error=is_error, level_salience=_level_salience, extra_signal=_LEVEL_SIGNAL_RE
+        raw,
+        is_error=is_error,
+        level_salience=_level_salience,
+        extra_signal=_LEVEL_SIGNAL_RE,
+        settings=settings,
     )
     # Levels and the time range over every line when that is cheap, else over windows of
     # consecutive lines spread over the log (the first window at its start, the last at
@@ -233,6 +244,15 @@ class LogView(ResultViewBuilder):
 
     kind: ClassVar[str] = "log"
 
+    def __init__(self, *, salience: SalienceSettings | None = None) -> None:
+        """Create the view.
+
+        Args:
+            salience: The weights of the judgement-call rules that rank lines (the
+                defaults are tuned on held-out build logs).
+        """
+        self.salience = salience or DEFAULT_SETTINGS
+
     def sniff(self, payload: object) -> float:
         """Most lines of the start start with a timestamp or carry a level."""
         if not isinstance(payload, str) or not payload:
@@ -256,7 +276,7 @@ class LogView(ResultViewBuilder):
             if isinstance(prepared.raw, str)
             else prepared.raw.decode("utf-8", "replace")
         )
-        prepared.data = _analyse_log(raw, is_error=False)
+        prepared.data = _analyse_log(raw, is_error=False, settings=self.salience)
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
@@ -268,7 +288,7 @@ class LogView(ResultViewBuilder):
         )
         data = prepared.data
         if not isinstance(data, _LogData):
-            data = _analyse_log(raw, is_error=ctx.is_error)
+            data = _analyse_log(raw, is_error=ctx.is_error, settings=self.salience)
         analysis = data.analysis
         summary = _log_summary(data, raw)
         template_items = _template_items(data)
