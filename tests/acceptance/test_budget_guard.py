@@ -4,14 +4,19 @@ placeholders that restore, pinned tools, non-destructive mode, and what happens 
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.prebuilt import ToolNode, tools_condition
+from typing_extensions import TypedDict
 
 from langchain_result_layer import (
     BudgetGuard,
@@ -65,6 +70,31 @@ def make_tools(logs: dict[str, str]) -> list[BaseTool]:
     return [read_log, get_plan]
 
 
+class _State(TypedDict):
+    messages: Annotated[list[BaseMessage], add_messages]
+
+
+def _custom_graph(model: ScriptedChatModel, layer: ResultLayer, tools: list[BaseTool]) -> Any:
+    """The README's custom StateGraph: ToolNode -> truncation node -> guard -> model."""
+    guard = BudgetGuard(layer, system_prompt=PROMPT, tools=[*tools, layer.fetch_tool])
+    bound = model.bind_tools([*tools, layer.fetch_tool])
+
+    def agent(state: _State) -> dict[str, Any]:
+        return {"messages": [bound.invoke([SystemMessage(PROMPT), *state["messages"]])]}
+
+    graph = StateGraph(_State)
+    graph.add_node("agent", agent)
+    graph.add_node("tools", ToolNode([*tools, layer.fetch_tool]))
+    graph.add_node("truncate", layer.truncation_node)
+    graph.add_node("guard", guard)
+    graph.add_edge(START, "guard")
+    graph.add_conditional_edges("agent", tools_condition, {"tools": "tools", END: END})
+    graph.add_edge("tools", "truncate")
+    graph.add_edge("truncate", "guard")
+    graph.add_edge("guard", "agent")
+    return graph.compile()
+
+
 @dataclass
 class LongRun:
     setup: str
@@ -105,20 +135,32 @@ def _run(corpus_logs: dict[str, str], setup: str, non_destructive: bool) -> Long
         tool_policies={"get_plan": ToolPolicy(pinned=True)},
     )
     tools = make_tools(corpus_logs)
-    if setup == "create_agent":
+    if setup.startswith("create_agent"):
         agent = create_agent(model, tools, system_prompt=PROMPT, middleware=[layer.middleware()])
-    else:
+    elif setup == "react":
         wrapped = [*layer.wrap_tools(tools), layer.fetch_tool]
         guard = BudgetGuard(layer, system_prompt=PROMPT, tools=wrapped)
         agent = create_react_agent(model, wrapped, prompt=PROMPT, pre_model_hook=guard)
-    out = agent.invoke({"messages": [("user", "Why do these builds fail?")]}, CONFIG)
+    else:
+        agent = _custom_graph(model, layer, tools)
+    question = {"messages": [("user", "Why do these builds fail?")]}
+    if setup.endswith("async"):
+        out = asyncio.run(agent.ainvoke(question, CONFIG))
+    else:
+        out = agent.invoke(question, CONFIG)
     return LongRun(setup, non_destructive, model, layer, out["messages"], fetched)
 
 
 @pytest.fixture(
     scope="module",
-    params=[("create_agent", False), ("react", False), ("create_agent", True)],
-    ids=["create_agent", "react", "create_agent-non_destructive"],
+    params=[
+        ("create_agent", False),
+        ("react", False),
+        ("graph", False),
+        ("create_agent-async", False),
+        ("create_agent", True),
+    ],
+    ids=["create_agent", "react", "state_graph", "create_agent-async", "non_destructive"],
 )
 def long_run(request: pytest.FixtureRequest, corpus_logs: dict[str, str]) -> LongRun:
     setup, non_destructive = request.param
@@ -363,3 +405,14 @@ def test_guard_without_a_store_still_clears_in_batches(corpus_logs: dict[str, st
     assert max(sizes) <= layer.context_window
     breaks = prefix_breaks(model.requests)
     assert len(breaks) <= len(model.requests) // 4, (len(breaks), len(model.requests))
+
+
+def test_cleared_fetch_results_can_be_fetched_again(long_run: LongRun) -> None:
+    last = long_run.model.requests[-1]
+    cleared_fetches = [m for m in last if is_cleared(m) and m.name == FETCH]
+    assert cleared_fetches, "no fetch result was cleared: the test did not exercise it"
+    for placeholder in cleared_fetches:
+        refs = calls_in(placeholder)
+        assert refs, placeholder.content
+        out = fetch(long_run.layer, CONFIG, ref=refs[0])
+        assert out.status == "success", out.content[:300]
