@@ -104,3 +104,47 @@ def test_largest_fitting_finds_the_exact_largest_level(
         assert got[0] == max(fitting)
         assert got[1] == "x" * sizes[got[0]]
     assert len(probes) <= 2 * (hi + 1).bit_length() + 4
+
+
+def test_a_long_line_keeps_its_start_and_its_end() -> None:
+    from langchain_result_layer.views._lines import _clip_line
+
+    line = (
+        "- The requested package acme/bridge 4.4@dev exists as acme/bridge["
+        + ", ".join(f"v2.7.{i}" for i in range(400))
+        + "] but these are rejected by your constraint."
+    )
+    shown, cuts = _clip_line(line, 300)
+    assert len(shown) <= 300
+    assert shown.startswith("- The requested package acme/bridge")
+    assert shown.endswith("but these are rejected by your constraint.")
+    assert len(cuts) == 1
+    at, n = cuts[0]
+    assert shown[at - 1] == "…"
+    assert len(shown) - 1 + n == len(line)
+
+
+def test_a_long_line_keeps_the_failure_inside_it() -> None:
+    from langchain_result_layer.views._lines import _clip_line
+
+    line = "x" * 1_000 + " ERROR: disk full on /dev/sda1 " + "y" * 2_000
+    shown, cuts = _clip_line(line, 300)
+    assert "ERROR: disk full on /dev/sda1" in shown
+    assert shown.startswith("x" * 100)
+    assert sum(n for _, n in cuts) + len(shown) - len(cuts) == len(line)
+
+
+def test_clip_marks_sit_where_the_line_was_cut() -> None:
+    from langchain_result_layer.core.render import Fence
+    from langchain_result_layer.views._lines import window_sections
+
+    fence = Fence(nonce="k7q2xm9p")
+    item = {
+        "type": "window",
+        "start_line": 5,
+        "end_line": 5,
+        "lines": ["head…tail"],
+        "cuts": {"5": [[5, 1234]]},
+    }
+    (section,) = window_sections([item], fence)
+    assert section.lines == ["head…[k7q2xm9p: +1,234 chars clipped]tail"]

@@ -9,6 +9,7 @@ so the model always knows where it is and what is missing.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -77,14 +78,62 @@ def select_lines(analysis: Analysis, ranked: Sequence[int], k: int) -> list[int]
     return sorted(chosen)
 
 
-def _clip_line(text: str, limit: int) -> tuple[str, int]:
+# Words that make a part of a long line worth keeping (where the report is).
+_INFORMATIVE_RE = re.compile(
+    r"error|exception|fail|fatal|panic|assert|denied|not found|cannot|could not|unable"
+    r"|invalid|missing|expected|rejected|conflict|timeout|timed out",
+    re.IGNORECASE,
+)
+_HEAD_SHARE = 0.6
+
+
+def _safe_end(text: str, end: int) -> int:
+    """`end`, moved back so that no surrogate pair is split."""
+    if 0 < end < len(text) and "\ud800" <= text[end - 1] <= "\udbff":
+        return end - 1
+    return end
+
+
+def _safe_start(text: str, start: int) -> int:
+    """`start`, moved forward so that no surrogate pair is split."""
+    if 0 < start < len(text) and "\udc00" <= text[start] <= "\udfff":
+        return start + 1
+    return start
+
+
+def _clip_line(text: str, limit: int) -> tuple[str, list[tuple[int, int]]]:
+    """Cut a long line to about `limit` characters around its informative part.
+
+    The start of a line says what it is; its end often says what happened (`... but these
+    are rejected by your constraint.`), and a failure word deep inside it is where the
+    report is. So a long line keeps its start and either its end or the window around the
+    first failure word past the start; each cut is marked with `…`.
+
+    Returns:
+        The shown text and its cuts: `(position in the shown text just after the `…`,
+        characters cut there)`.
+    """
     if len(text) <= limit:
-        return text, 0
-    keep = max(1, limit - 1)
-    if "\ud800" <= text[keep - 1] <= "\udbff":
-        keep -= 1
-    cut = len(text) - keep
-    return text[:keep] + ELLIPSIS, cut
+        return text, []
+    room = max(2, limit)
+    head_len = _safe_end(text, max(1, int(room * _HEAD_SHARE) - 1))
+    rest = room - head_len - 1
+    word = _INFORMATIVE_RE.search(text, head_len)
+    if rest >= 40 and word is not None and word.start() < len(text) - rest:
+        # Keep the window around the failure word; the end of the line is cut.
+        start = _safe_start(text, max(head_len, word.start() - rest // 4))
+        end = _safe_end(text, min(len(text), start + rest - 1))
+        shown = text[:head_len] + ELLIPSIS + text[start:end] + ELLIPSIS
+        cuts = [(head_len + 1, start - head_len)]
+        if len(text) > end:
+            cuts.append((len(shown), len(text) - end))
+        return shown, [(at, n) for at, n in cuts if n > 0]
+    if rest >= 40:
+        tail_start = _safe_start(text, len(text) - rest)
+        shown = text[:head_len] + ELLIPSIS + text[tail_start:]
+        return shown, [(head_len + 1, tail_start - head_len)]
+    keep = _safe_end(text, max(1, room - 1))
+    return text[:keep] + ELLIPSIS, [(keep + 1, len(text) - keep)]
 
 
 def window_items(
@@ -103,13 +152,15 @@ def window_items(
 
     Returns:
         JSON-ready items with `role`, `start_line`, `end_line`, `lines`, `text`, `clipped`
-        (line -> characters cut) and raw `start_char`/`end_char`.
+        (line -> characters cut), `cuts` (line -> `[position in the shown line, characters
+        cut]` for every cut, each marked `…` in the text) and raw `start_char`/`end_char`.
     """
     anchors = set(ranked_top[: limits.anchors])
     items: list[dict[str, object]] = []
     for first, last in windows_of(lines):
         texts: list[str] = []
         clipped: dict[str, int] = {}
+        cuts: dict[str, list[list[int]]] = {}
         roles = set()
         for ln in range(first, last + 1):
             text = analysis.text(ln) or ""
@@ -119,9 +170,10 @@ def window_items(
                 limit = limits.error
             else:
                 limit = limits.normal
-            shown, cut = _clip_line(text, limit)
-            if cut:
-                clipped[str(ln)] = cut
+            shown, line_cuts = _clip_line(text, limit)
+            if line_cuts:
+                clipped[str(ln)] = sum(n for _, n in line_cuts)
+                cuts[str(ln)] = [[at, n] for at, n in line_cuts]
             texts.append(shown)
             roles.add(analysis.roles.get(ln, "context"))
         role = next((r for r in _ROLE_ORDER if r in roles), "context")
@@ -142,6 +194,7 @@ def window_items(
                 "lines": texts,
                 "text": "\n".join(texts),
                 "clipped": clipped,
+                "cuts": cuts,
             }
         )
     return items
@@ -164,15 +217,17 @@ def window_sections(items: Sequence[dict[str, object]], fence: Fence) -> list[Se
         first = int(item["start_line"])  # type: ignore[call-overload]
         last = int(item["end_line"])  # type: ignore[call-overload]
         lines = list(item["lines"])  # type: ignore[call-overload]
-        clipped: dict[str, int] = dict(item.get("clipped") or {})  # type: ignore[call-overload]
+        cuts: dict[str, list[list[int]]] = dict(item.get("cuts") or {})  # type: ignore[call-overload]
         out: list[str] = []
         for offset, text in enumerate(lines):
-            cut = clipped.get(str(first + offset))
-            if cut:
-                note = "+" + plural(cut, "char") + " clipped"
-                out.append(f"{text}{fence.marker(note)}")
-            else:
-                out.append(str(text))
+            line_cuts = cuts.get(str(first + offset))
+            shown = str(text)
+            if line_cuts:
+                # Markers go in from the last cut backwards so positions stay valid.
+                for at, n in sorted(line_cuts, reverse=True):
+                    note = fence.marker("+" + plural(int(n), "char") + " clipped")
+                    shown = shown[:at] + note + shown[at:]
+            out.append(shown)
         title = f"line {first}" if first == last else f"lines {first}-{last}"
         sections.append(Section(title=title, lines=out))
     return sections

@@ -416,7 +416,7 @@ def finish_line_layout(
         )
     clipped = sum(len(i.get("clipped") or {}) for i in view.items)
     if clipped:
-        extra = f"the ends of {plural(clipped, 'long line')} (marked)"
+        extra = f"parts of {plural(clipped, 'long line')} (marked)"
         omitted_text = f"{omitted_text}; {extra}" if omitted_text else extra
     refs: list[tuple[str, Reference | str]] = []
     shown = [
