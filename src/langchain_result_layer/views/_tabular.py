@@ -436,13 +436,18 @@ def _split_inside_brackets(fields: Sequence[str]) -> bool:
 
 
 def _looks_like_table(
-    records: list[list[str]], delimiter: str, lines: Sequence[str], *, aligned: bool
+    records: list[list[str]],
+    delimiter: str,
+    lines: Sequence[str],
+    *,
+    aligned: bool,
+    trailing: bool = False,
 ) -> int:
     """The column count when `records` read as a table, else 0.
 
     Besides a consistent field count, a table's fields must read as cells: not indented
     code, not sentences split at their punctuation, not brackets split at their commas, not
-    one line repeated.
+    items of a code literal (`'a', 'b',`), not one line repeated.
     """
     widths = [len(r) for r in records]
     if not widths or widths[0] < 2:
@@ -467,6 +472,8 @@ def _looks_like_table(
         words = sum(len(f.split()) for r in same for f in r) / (len(same) * width)
         if spaced >= half and words >= _PROSE_WORDS:
             return 0  # sentences split at their commas or semicolons
+        if spaced >= half and trailing:
+            return 0  # `a, b, c,` on every line: the items of a code literal
     if sum(1 for r in same if _split_inside_brackets(r)) >= half:
         return 0  # a delimiter inside brackets: code or data structures, not cells
     if len(set(lines)) == 1:
@@ -535,7 +542,7 @@ def _delimited_layout(prefix: str, *, whole: bool) -> TextLayout | None:
         trailing = all(len(r) > 1 and not r[-1].strip() for r in records)
         if trailing:
             records = [r[:-1] for r in records]
-        width = _looks_like_table(records, delim, sample, aligned=aligned)
+        width = _looks_like_table(records, delim, sample, aligned=aligned, trailing=trailing)
         if width and (best is None or width > best[0]):
             best = (width, delim, trailing)
     if best is None:
