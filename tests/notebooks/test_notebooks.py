@@ -219,12 +219,6 @@ def test_views(executed: Callable[[str], ExecutedNotebook]) -> None:
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: a ?path= fetch of a JSON result larger than max_result_chars (400,000) "
-    "reads only the first 400,000 chars (fetch_tool passes max_size=budget.chars) and fails to "
-    "parse; remove this mark when fixed",
-)
 def test_views_json_path_fetch(executed: Callable[[str], ExecutedNotebook]) -> None:
     status, error = executed("03_views.ipynb").checks["json_fetch"]
     assert error is None, error
