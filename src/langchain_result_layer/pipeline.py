@@ -36,7 +36,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_result_layer.config import ToolPolicy
@@ -286,14 +286,23 @@ class ResultPipeline:
         return tokens if tokens <= budget.tokens else None
 
     def _plan(
-        self, content: Any, *, tool_name: str | None, status: str, siblings: int = 1
+        self,
+        content: Any,
+        *,
+        tool_name: str | None,
+        status: str,
+        siblings: int = 1,
+        budget: Budget | None = None,
+        kind: str | None = None,
     ) -> _Plan | None:
         policy = self.policy_for(tool_name)
         if not policy.enabled:
             return None
+        if kind is not None and kind != policy.kind and get_view(kind) is not None:
+            policy = replace(policy, kind=kind)
         plan = _Plan(
             policy=policy,
-            budget=self.budget_for(tool_name, siblings=siblings),
+            budget=budget or self.budget_for(tool_name, siblings=siblings),
             is_error=status == "error",
             tool_name=tool_name,
             payload=content,
@@ -744,6 +753,50 @@ class ResultPipeline:
             return raw
         return raw if self.summarizer.wants(raw=raw, kind=plan.view.kind) else None
 
+    def rerender(
+        self,
+        content: Any,
+        *,
+        record: RecordMeta | None,
+        tool_name: str | None,
+        status: str = "success",
+        budget: Budget,
+    ) -> ProcessOutcome | None:
+        """Render an already stored result again with a smaller budget (nothing is stored).
+
+        The budget guard uses it to shrink results the model has not seen yet when they alone
+        would overflow the window (many large parallel results).
+
+        Args:
+            content: The raw result (read back from the store).
+            record: Its stored record (the new view keeps the same reference).
+            tool_name: The tool that produced it.
+            status: `success` or `error`.
+            budget: The new budget.
+
+        Returns:
+            The new outcome, or `None` when the tool's policy disables processing.
+
+        Example:
+            ```python
+            pipeline.rerender(raw, record=meta, tool_name="read_log",
+                              budget=Budget(tokens=800, chars=4_000))  # doctest: +SKIP
+            ```
+        """
+        kind = record.kind if record is not None else None
+        plan = self._plan(
+            content,
+            tool_name=tool_name,
+            status=status,
+            budget=budget,
+            kind=kind if kind not in (None, "text", "blocks", "json") else None,
+        )
+        if plan is None:
+            return None
+        return self._render(
+            plan, record, None if record is not None else "The full result was not saved."
+        )
+
     # ------------------------------------------------------------------ entry points
 
     def process(
@@ -755,6 +808,7 @@ class ResultPipeline:
         tool_call_id: str | None = None,
         principal: Principal | None = None,
         siblings: int = 1,
+        budget: Budget | None = None,
     ) -> ProcessOutcome | None:
         """Process one tool output synchronously.
 
@@ -765,6 +819,7 @@ class ResultPipeline:
             tool_call_id: The tool call's id, recorded with the stored result.
             principal: Owner of the stored result.
             siblings: Results of the same model turn (parallel calls share the turn budget).
+            budget: Use this budget instead of the tool's.
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
@@ -774,7 +829,9 @@ class ResultPipeline:
             outcome = pipeline.process(big_log, tool_name="read_log", status="error")
             ```
         """
-        plan = self._plan(content, tool_name=tool_name, status=status, siblings=siblings)
+        plan = self._plan(
+            content, tool_name=tool_name, status=status, siblings=siblings, budget=budget
+        )
         if plan is None:
             return None
         meta, note, parts = self._put(plan, principal or Principal(), tool_call_id)
@@ -799,6 +856,7 @@ class ResultPipeline:
         tool_call_id: str | None = None,
         principal: Principal | None = None,
         siblings: int = 1,
+        budget: Budget | None = None,
     ) -> ProcessOutcome | None:
         """Async twin of `process`; CPU-heavy steps on large results run in a thread.
 
@@ -809,6 +867,7 @@ class ResultPipeline:
             tool_call_id: The tool call's id.
             principal: Owner of the stored result.
             siblings: Results of the same model turn (parallel calls share the turn budget).
+            budget: Use this budget instead of the tool's.
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
@@ -821,10 +880,17 @@ class ResultPipeline:
         heavy = _is_heavy(content)
         if heavy:
             plan = await asyncio.to_thread(
-                self._plan, content, tool_name=tool_name, status=status, siblings=siblings
+                self._plan,
+                content,
+                tool_name=tool_name,
+                status=status,
+                siblings=siblings,
+                budget=budget,
             )
         else:
-            plan = self._plan(content, tool_name=tool_name, status=status, siblings=siblings)
+            plan = self._plan(
+                content, tool_name=tool_name, status=status, siblings=siblings, budget=budget
+            )
         if plan is None:
             return None
         meta, note, parts = await self._aput(plan, principal or Principal(), tool_call_id)

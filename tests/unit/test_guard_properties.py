@@ -111,15 +111,22 @@ def test_guard_invariants(
     if result.tokens_before <= result.trigger:
         assert not result.changed
 
-    # Protected results are untouched: unseen ones (after the last AI message) and pinned tools.
+    # Protected results are never cleared: unseen ones (after the last AI message) and pinned
+    # tools. Unseen results are only ever rendered again with a smaller share (never cleared),
+    # and only when they alone would overflow the window.
     last_ai = max((i for i, m in enumerate(msgs) if isinstance(m, AIMessage)), default=-1)
+    shrunk = set(result.shrunk)
     for i, (before, after) in enumerate(zip(msgs, out, strict=True)):
-        if isinstance(before, ToolMessage) and (i > last_ai or before.name == "plan"):
+        if isinstance(before, ToolMessage) and before.name == "plan" and i <= last_ai:
             assert after is before
+        if isinstance(before, ToolMessage) and i > last_ai and after is not before:
+            assert after.id in shrunk
+            assert not layer_marker(after).get("cleared")
+            assert layer_marker(after).get("shrunk_by_guard") is True
 
     # Placeholders restore: with a store, every cleared result carries a reference.
     for m in result.replacements:
-        if isinstance(m, ToolMessage):
+        if isinstance(m, ToolMessage) and m.id not in shrunk:
             marker = layer_marker(m)
             assert marker["cleared"] is True
             if store:

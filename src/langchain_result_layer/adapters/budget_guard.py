@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import warnings
@@ -55,13 +56,17 @@ from langchain_result_layer.adapters._messages import (
 )
 from langchain_result_layer.adapters._placeholders import (
     clear_call_arguments,
+    is_cleared,
     make_placeholder,
 )
 from langchain_result_layer.config import GuardSettings
+from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
 from langchain_result_layer.core.guard import ClearingPlan, GuardLimits, plan_clearing
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference, new_record_id
+from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import ContextBudgetExceeded
+from langchain_result_layer.pipeline import META_KEY, ProcessOutcome
 
 if TYPE_CHECKING:
     from langchain_result_layer.layer import ResultLayer
@@ -133,6 +138,7 @@ class GuardResult:
         unsaved: Ids of results cleared although they could not be saved.
         kept_unsaved: Ids of results kept because they could not be saved.
         relaxed: Ids of recent results cleared only to fit the window.
+        shrunk: Ids of unseen results rendered again with a smaller budget to fit.
         overflow: Whether the request still exceeds the window.
 
     Example:
@@ -155,6 +161,7 @@ class GuardResult:
     unsaved: list[str] = field(default_factory=list)
     kept_unsaved: list[str] = field(default_factory=list)
     relaxed: list[str] = field(default_factory=list)
+    shrunk: list[str] = field(default_factory=list)
     overflow: bool = False
 
     @property
@@ -216,6 +223,9 @@ class BudgetGuard(RunnableCallable):
         relax_keep_last: Clear seen results among the last `keep_last` when the request
             would otherwise exceed the window (never unseen or pinned ones); default:
             `settings.relax_keep_last`.
+        shrink_unseen: When results the model has not seen yet would alone overflow the
+            window (many large parallel results), render them again from the store with an
+            equal, smaller share each instead of failing.
         messages_key: State key of the messages.
         llm_input_key: State key the non-destructive mode writes (`create_react_agent`
             reads `llm_input_messages`).
@@ -240,6 +250,7 @@ class BudgetGuard(RunnableCallable):
         settings: GuardSettings | None = None,
         non_destructive: bool | None = None,
         relax_keep_last: bool | None = None,
+        shrink_unseen: bool = True,
         messages_key: str = "messages",
         llm_input_key: str = "llm_input_messages",
         name: str = "budget_guard",
@@ -258,6 +269,7 @@ class BudgetGuard(RunnableCallable):
         self.non_destructive = (
             self.settings.non_destructive if non_destructive is None else non_destructive
         )
+        self.shrink_unseen = shrink_unseen
         self.relax_keep_last = (
             self.settings.relax_keep_last if relax_keep_last is None else relax_keep_last
         )
@@ -579,6 +591,154 @@ class BudgetGuard(RunnableCallable):
             target=run.limits.target,
         )
 
+    # ------------------------------------------------------------------ shrinking unseen results
+
+    @staticmethod
+    def _unseen(messages: list[BaseMessage]) -> list[int]:
+        last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
+        return [
+            i
+            for i in range(last_ai + 1, len(messages))
+            if isinstance(messages[i], ToolMessage) and not is_cleared(messages[i])
+        ]
+
+    def _shrink_targets(self, run: _Run, result: GuardResult) -> tuple[list[int], int]:
+        """Unseen results to render again, and the token share each may keep."""
+        unseen = self._unseen(result.messages)
+        if not unseen:
+            return [], 0
+        _, tokens = self._measure(result.messages)
+        rest = result.tokens_after - sum(tokens[i] for i in unseen)
+        room = 32 * len(unseen)
+        goal = run.limits.trigger
+        if rest + room + len(unseen) * 2 * MIN_RESULT_TOKENS > goal:
+            goal = run.limits.window
+        share = (goal - rest - room) // len(unseen)
+        if share < MIN_RESULT_TOKENS:
+            return [], 0
+        return [i for i in unseen if tokens[i] > share], share
+
+    def _share_budget(self, share: int) -> Budget:
+        chars = max(MIN_RESULT_CHARS, min(self.layer.result_budget.chars, share * 8))
+        return Budget(tokens=share, chars=chars)
+
+    def _shrunk(self, message: ToolMessage, outcome: ProcessOutcome | None) -> ToolMessage | None:
+        if outcome is None:
+            return None
+        previous = ResultView.from_artifact(message.artifact)
+        view = outcome.view
+        view.original_artifact = (
+            previous.original_artifact if previous is not None else message.artifact
+        )
+        marker = {**outcome.metadata(), "shrunk_by_guard": True}
+        return message.model_copy(
+            update={
+                "content": outcome.content,
+                "artifact": view,
+                "response_metadata": {**(message.response_metadata or {}), META_KEY: marker},
+            }
+        )
+
+    def _apply_shrunk(self, run: _Run, result: GuardResult, new: dict[int, ToolMessage]) -> None:
+        if not new:
+            return
+        by_id = {m.id: k for k, m in enumerate(result.replacements)}
+        for i, message in new.items():
+            result.messages[i] = message
+            k = by_id.get(message.id)
+            if k is None:
+                result.replacements.append(message)
+            else:
+                result.replacements[k] = message
+            result.shrunk.append(message.id or str(i))
+        _, tokens = self._measure(result.messages)
+        result.tokens_after = run.overhead + sum(tokens)
+        result.overflow = result.tokens_after > run.limits.window
+        logger.info("budget guard: shrank %d unseen results to fit the window", len(new))
+
+    def _shrink(self, run: _Run, result: GuardResult) -> None:
+        """Render unseen results again with smaller budgets when they alone overflow."""
+        targets, share = self._shrink_targets(run, result)
+        if not targets:
+            return
+        budget = self._share_budget(share)
+        principal = self.layer.principal_for(run.principal_config)
+        new: dict[int, ToolMessage] = {}
+        for i in targets:
+            message = result.messages[i]
+            assert isinstance(message, ToolMessage)
+            marker = layer_marker(message)
+            outcome: ProcessOutcome | None = None
+            try:
+                if marker.get("record_id") and self.layer.store is not None:
+                    read = self.layer.store.read(str(marker["record_id"]), principal=principal)
+                    outcome = self.layer.pipeline.rerender(
+                        read.data,
+                        record=read.meta,
+                        tool_name=message.name,
+                        status=message.status,
+                        budget=budget,
+                    )
+                elif not marker.get("processed"):
+                    outcome = self.layer.pipeline.process(
+                        message.content,
+                        tool_name=message.name,
+                        status=message.status,
+                        tool_call_id=message.tool_call_id,
+                        principal=principal,
+                        budget=budget,
+                    )
+            except Exception as exc:  # the guard must never break the agent
+                logger.warning("budget guard could not shrink an unseen result: %s", exc)
+                continue
+            shrunk = self._shrunk(message, outcome)
+            if shrunk is not None:
+                new[i] = shrunk
+        self._apply_shrunk(run, result, new)
+
+    async def _ashrink(self, run: _Run, result: GuardResult) -> None:
+        """Async twin of `_shrink`."""
+        targets, share = self._shrink_targets(run, result)
+        if not targets:
+            return
+        budget = self._share_budget(share)
+        principal = self.layer.principal_for(run.principal_config)
+        new: dict[int, ToolMessage] = {}
+        for i in targets:
+            message = result.messages[i]
+            assert isinstance(message, ToolMessage)
+            marker = layer_marker(message)
+            outcome: ProcessOutcome | None = None
+            try:
+                if marker.get("record_id") and self.layer.store is not None:
+                    read = await self.layer.store.aread(
+                        str(marker["record_id"]), principal=principal
+                    )
+                    outcome = await asyncio.to_thread(
+                        self.layer.pipeline.rerender,
+                        read.data,
+                        record=read.meta,
+                        tool_name=message.name,
+                        status=message.status,
+                        budget=budget,
+                    )
+                elif not marker.get("processed"):
+                    outcome = await self.layer.pipeline.aprocess(
+                        message.content,
+                        tool_name=message.name,
+                        status=message.status,
+                        tool_call_id=message.tool_call_id,
+                        principal=principal,
+                        budget=budget,
+                    )
+            except Exception as exc:  # the guard must never break the agent
+                logger.warning("budget guard could not shrink an unseen result: %s", exc)
+                continue
+            shrunk = self._shrunk(message, outcome)
+            if shrunk is not None:
+                new[i] = shrunk
+        self._apply_shrunk(run, result, new)
+
     # ------------------------------------------------------------------ public API
 
     def guard(
@@ -622,6 +782,8 @@ class BudgetGuard(RunnableCallable):
                 self._store_one(run, i)
             plan = self._plan(run)
         result = self._finish(run, plan)
+        if result.overflow and self.shrink_unseen:
+            self._shrink(run, result)
         self._check_overflow(result)
         return result
 
@@ -661,6 +823,8 @@ class BudgetGuard(RunnableCallable):
                 await self._astore_one(run, i)
             plan = self._plan(run)
         result = self._finish(run, plan)
+        if result.overflow and self.shrink_unseen:
+            await self._ashrink(run, result)
         self._check_overflow(result)
         return result
 
