@@ -1023,9 +1023,9 @@ class RowsView(ResultViewBuilder):
             return self._render_page(page, ctx)
         first = page.first_row
         if first > page.total:
-            what = f"nothing: the result has only {plural(page.total, 'row')}"
+            what = f"Nothing to show: the result has only {plural(page.total, 'row')}"
         else:
-            what = "no rows start on the lines asked for"
+            what = f"No row starts on the lines asked for; the next row is row {first:,}"
         page.notes.append(what)
         columns, hidden = _shown_columns(page.columns, RowsOptions.from_mapping(ctx.options))
         view = self._view(
@@ -1039,12 +1039,24 @@ class RowsView(ResultViewBuilder):
             next_size=None,
         )
         base = ctx.reference
-        refs: list[tuple[str, str]] = []
-        if base is not None and page.total:
-            refs.append(("First page", str(base.with_page(1, self.default_page_size))))
+        parts = [f"{what} (asked: {page.asked})."]
+        if base is not None:
+            parts.append(f"Full result: {base}.")
+            size = self.default_page_size
+            if first <= page.total:  # go on from the next row
+                if first > 1:
+                    size = _divisor_at_most(first - 1, size)
+                nxt = base.with_page((first - 1) // size + 1, size)
+                view.references["next"] = str(nxt)
+                parts.append(f"Next rows: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}.")
+            elif page.total:
+                first_page = base.with_page(1, size)
+                view.references["first"] = str(first_page)
+                parts.append(
+                    f"First page: {fetch_call(first_page, tool_name=ctx.fetch_tool_name)}."
+                )
         header = header_text(ctx, self.kind, f"{plural(page.total, 'row')}", "no rows")
-        footer = footer_text(ctx, omitted=f"{what} (asked: {page.asked})", references=refs)
-        text = f"{header}\n{footer}"
+        text = f"{header}\n[{' '.join(parts)}]"
         if len(text) > ctx.budget.chars or ctx.counter.count(text) > ctx.budget.tokens:
             text = minimal_text(ctx, what)
         return Rendered(content=text, view=stamp_view(view, text, ctx))
