@@ -158,13 +158,13 @@ def asyncio_run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def test_the_standard_library_definitions(tmp_path: Path, store: Any) -> None:
+def test_the_standard_library_definitions(tmp_path: Path) -> None:
     database = build_stdlib_database(tmp_path / "stdlib.db")
     tool = create_sql_query_tool(f"sqlite:///{database}", name="defs", max_rows=50_000)
     query = "SELECT module, kind, qualname, lineno FROM definitions ORDER BY module, lineno, id"
     raw = tool.invoke({"type": "tool_call", "id": "q", "name": "defs", "args": {"query": query}})
     # Large pages keep the number of fetches down; rows are exact all the same.
-    layer = make_layer(store, tokens=30_000)
+    layer = make_layer(InMemoryResultStore(), tokens=30_000)
     msg = layer.process_tool_message(raw, CFG)
     assert layer.store is not None
     stored = layer.store.read(
