@@ -322,14 +322,9 @@ def test_parallel_tool_calls_share_the_turn_budget(corpus_logs: dict[str, str], 
     assert sum(layer.token_counter.count(str(m.content)) for m in results) <= 8_000
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the turn budget for parallel calls applies in the middleware and the truncation "
-    "node only: wrapped tools (layer.wrap_tools, the README's create_react_agent setup) "
-    "still give each of 4+ parallel results 30% of the window -> ContextBudgetExceeded",
-)
-def test_parallel_wrapped_tool_calls_do_not_crash(corpus_logs: dict[str, str]) -> None:
-    agent, model, layer = _parallel_reads(corpus_logs, 4, setup="react")
+@pytest.mark.parametrize("n", [4, 30])
+def test_parallel_wrapped_tool_calls_do_not_crash(corpus_logs: dict[str, str], n: int) -> None:
+    agent, model, layer = _parallel_reads(corpus_logs, n, setup="react")
     agent.invoke({"messages": [("user", "go")]}, CONFIG)
     for request in model.requests:
         assert request_tokens(layer, request, model.bound_tools) <= layer.context_window
