@@ -234,3 +234,24 @@ def test_ci_logs_are_command_output() -> None:
         ]
     )
     assert choose_view(log).kind == "command"
+
+
+def test_frames_in_test_code_are_kept_inside_a_deep_trace() -> None:
+    frames = [f"    /app/lib/render/layer{i}.rb:{i}:in `call'" for i in range(70)]
+    frames[45] = "    /app/test/fixtures/_helper.erb:1:in `render_helper'"
+    lines = [
+        "$ rake test",
+        *["." * 60 for _ in range(300)],
+        "Error:",
+        "HelperTest#test_helper_is_included:",
+        "ActionView::Template::Error: undefined method `helper'",
+        *frames,
+        "",
+        "2048 runs, 4644 assertions, 0 failures, 1 errors, 0 skips",
+        "rake aborted!",
+        'The command "rake test" exited with 1.',
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    helper = next(ln for ln, t in analysis.texts.items() if "_helper.erb" in t)
+    neighbour = next(ln for ln, t in analysis.texts.items() if "layer44.rb" in t)
+    assert analysis.priority[helper] > analysis.priority[neighbour]

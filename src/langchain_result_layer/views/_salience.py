@@ -153,6 +153,11 @@ _PROMPT_RE = re.compile(
     # Travis prints a step's command after its fold and timing markers on the same line.
     r"|^travis_(?:fold|time):\S*?\$ \S"
 )
+# A stack frame in test code (`/test/`, `_test.rb`, `FooTest.bar(`, `test_x.py`).
+_TEST_FRAME_RE = re.compile(
+    r"[/\\](?:tests?|spec|specs|__tests__)[/\\]|_(?:test|spec)\.\w+[:(]|\btest_\w+\.py"
+    r"|\w(?:Test|Tests|Spec|IT)\.\w+\("
+)
 # A labelled separator line (`========DIFF========`, `----- END -----`): it delimits a block.
 _SEPARATOR_RE = re.compile(r"^\s*([=\-_*#~+])\1{3,}\s*[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s*\1{4,}\s*$")
 _NOISE_RE = re.compile(
@@ -661,10 +666,12 @@ def analyse(
                 continue  # CI bookkeeping (`travis_time:end:...`) is not context
             texts.setdefault(ln, nearby)
             offer(ln, value, "context")
-        # The bottom of a stack trace (the entry point: the test that ran, the runner) tells
-        # where the failure came from however deep the trace is.
+        # The bottom of a stack trace (the entry point: the test that ran, the runner) and
+        # its frames in test code tell where the failure came from however deep they are.
         if len(frames) > settings.trace_tail_frames:
-            for ln in frames[-settings.trace_tail_frames :]:
+            keep = frames[-settings.trace_tail_frames :]
+            keep += [ln for ln in frames if _TEST_FRAME_RE.search(texts.get(ln) or "")]
+            for ln in keep:
                 texts.setdefault(ln, text_at(ln) or "")
                 offer(ln, score * settings.trace_tail_share, "context")
         # The header of an indented report (`standard: ...` above its indented errors).
