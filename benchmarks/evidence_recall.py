@@ -177,8 +177,8 @@ def _strategies(counter: Any, *, salience: Any = None) -> dict[str, Strategy]:
     from langchain_result_layer.views.text import TextView
 
     budget = Budget(tokens=BUDGET_TOKENS, chars=BUDGET_CHARS)
-    command = CommandView(salience=salience)
-    log = LogView(salience=salience)
+    command = CommandView(salience=salience) if salience is not None else CommandView()
+    log = LogView(salience=salience) if salience is not None else LogView()
 
     def render(view: ResultViewBuilder, raw: str) -> str:
         ref = Reference(record_id="BenchBenchBenchBench00", kind=view.kind)
