@@ -5,6 +5,13 @@ range); the tool re-checks who is asking (the principal of the tool call's `Runn
 reads only the needed range from the store, and shows it within the per-result budget, fenced
 as untrusted data, with an exact notice and the `next` reference and call.
 
+What a range means is the record's view's business: the view's `fetch_slice` yields the reads
+it needs (a page of rows may need the record's first lines for its header; a `?path=` needs the
+whole record) and the tool runs them against the store, sync or async, each bounded by
+`max_read_chars` (64 MiB by default). The view renders with the view options of the tool that
+produced the record (`ToolPolicy.view_options`), so every fetched page shows the same fields,
+clipped the same way, as the first view.
+
 Invoked with a `ToolCall` (as `ToolNode` and agents do) it returns a full `ToolMessage` that
 carries the layer's marker in `response_metadata["result_layer"]` (`kind="fetch"`), so the
 per-result layer never re-processes or re-stores it and the budget guard can clear it like any

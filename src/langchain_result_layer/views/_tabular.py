@@ -1,4 +1,4 @@
-"""Tabular data: recognising rows in any shape and summarising their columns.
+"""Tabular data: recognising rows in any shape, finding them in text, summarising columns.
 
 Shapes accepted as rows:
 
@@ -6,12 +6,13 @@ Shapes accepted as rows:
   or of tuples/lists (positional columns);
 - a SQLAlchemy `Result` (consumed once);
 - an object with `to_dict(orient="records")` and `columns` (a pandas `DataFrame`);
-- CSV/TSV/pipe-separated text with a consistent number of fields per line (the output of
-  `sqlite3 -header`, `psql -A`, spreadsheets);
-- JSON text of an array of objects.
+- CSV/TSV/pipe/semicolon-separated text with a consistent number of fields per line (the
+  output of `sqlite3 -header`, `psql`, `psql -A`, markdown tables, spreadsheets);
+- JSON text of an array of objects, and JSON lines (one object per line).
 
-Rows are kept as `dict`s in column order. Stored form: one JSON object per line (JSONL), so a
-page of rows is a line range of the stored record.
+Rows are kept as `dict`s in column order. Text is stored as it was given; `detect_layout`
+and `parse_text_rows` find its rows again, with where each row starts and ends, so a page of
+rows can be read from the original. Objects are stored as JSON lines (`to_jsonl`).
 """
 
 from __future__ import annotations
@@ -31,13 +32,27 @@ from typing import Any
 from langchain_result_layer.core.jsonable import to_jsonable
 
 __all__ = [
+    "DELIMITED",
+    "JSONL",
+    "JSON_ARRAY",
+    "SNIFF_PREFIX_CHARS",
     "ColumnStats",
+    "ParsedRows",
     "Table",
+    "TextLayout",
     "column_stats",
+    "detect_layout",
+    "is_trailer_line",
+    "line_rows",
+    "line_starts_of",
     "looks_like_rows",
     "parse_delimited",
+    "parse_text_rows",
     "rows_from_jsonl",
+    "sniff_delimiter",
+    "split_line",
     "table_from_payload",
+    "text_rows",
     "to_jsonl",
 ]
 
