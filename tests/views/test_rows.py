@@ -10,9 +10,15 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.views import choose_view
-from langchain_result_layer.views._tabular import column_stats, parse_delimited, table_from_payload
+from langchain_result_layer.views._tabular import (
+    column_stats,
+    materialize_rows,
+    parse_delimited,
+    table_from_payload,
+)
 from langchain_result_layer.views.base import render_slice
 from langchain_result_layer.views.rows import RowsView
 from tests.views.conftest import RID, assert_fence_unforgeable, assert_fits, make_ctx
@@ -76,6 +82,21 @@ def test_sqlalchemy_result_rows_and_mappings() -> None:
         mappings = conn.execute(query).mappings().all()
         assert table_from_payload(mappings).rows == table.rows  # type: ignore[union-attr]
         assert choose_view(mappings).kind == "rows"
+
+
+def test_a_sqlalchemy_result_is_read_once_into_rows() -> None:
+    """A `Result` is one-shot: measuring the output first must not leave the view nothing."""
+    engine = sa.create_engine("sqlite://")
+    with engine.connect() as conn:
+        result = conn.execute(sa.text("SELECT 1 AS a, 'x' AS b UNION ALL SELECT 2, 'y'"))
+        rows = materialize_rows(result)
+        assert isinstance(rows, list)
+        assert to_json_text(rows) == '[{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]'
+        table = table_from_payload(rows)
+        assert table is not None
+        assert table.columns == ["a", "b"]
+        assert table.rows == [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]
+        assert materialize_rows("a|b") == "a|b"
 
 
 def test_csv_and_pipe_text() -> None:

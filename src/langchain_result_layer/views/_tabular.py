@@ -46,6 +46,7 @@ __all__ = [
     "line_rows",
     "line_starts_of",
     "looks_like_rows",
+    "materialize_rows",
     "parse_delimited",
     "parse_text_rows",
     "rows_from_jsonl",
@@ -149,6 +150,30 @@ def looks_like_rows(payload: object) -> bool:
         scalar = all(not isinstance(v, (list, tuple, dict)) for r in probe[:20] for v in r)
         return len(widths) == 1 and next(iter(widths)) >= 1 and scalar
     return False
+
+
+def materialize_rows(payload: object) -> object:
+    """Read a one-shot row source (a SQLAlchemy `Result`) into a list; anything else as is.
+
+    A `Result` can be iterated once: whoever reads it first (measuring the output's size, say)
+    leaves nothing for the rows view. Call this before anything reads the output.
+
+    Args:
+        payload: A tool output.
+
+    Returns:
+        A list of SQLAlchemy `Row`s for a `Result`, else `payload` itself.
+
+    Example:
+        ```python
+        rows = materialize_rows(connection.execute(text("SELECT 1 AS one")))  # doctest: +SKIP
+        assert table_from_payload(rows).columns == ["one"]  # doctest: +SKIP
+        ```
+    """
+    if _is_sqlalchemy_result(payload):
+        result: Any = payload
+        return list(result.all())
+    return payload
 
 
 def _records_table(rows: Iterable[Mapping[str, Any]], source: str) -> Table:
