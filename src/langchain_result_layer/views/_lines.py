@@ -3,7 +3,11 @@
 Shared by the command and log views. A selection is the top-`k` lines of an `Analysis`
 (plus one-line gaps filled when that is cheaper than an omission marker); it becomes
 windows of consecutive lines, each rendered under a fence marker that names its line range,
-so the model always knows where it is and what is missing.
+so the model always knows where it is and what is missing. A line too long for its limit
+keeps its start and its end, or the window around its failure word, with each cut marked.
+
+Also here: `sample_lines` and `spread`, which take evenly spread windows of consecutive lines
+from a long text without splitting all of it (log facts and templates of huge logs).
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ the highest-priority lines (see `_salience`): the failure verdicts, the errors w
 stack frames and details, the tail and the command that ran, in windows of consecutive lines
 with their line numbers, and references to the first and last errors.
 
+It is chosen for CI build logs (Travis, GitHub Actions, Jenkins, Maven and Gradle step markers
+near the start), for output that states an exit status or a test runner's verdict near its
+end, and for output that starts with a shell prompt.
+
 Example:
     ```python
     from langchain_result_layer.views.command import CommandView
