@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import io
 import json
 import math
 import re
@@ -822,7 +823,13 @@ def _lines_keepends(text: str) -> Iterator[str]:
 
 def _records_with_lines(text: str, trailing: bool) -> Iterator[tuple[list[str], int, int]]:
     """CSV records of `text` with the (0-based) indexes of their first and last lines."""
-    reader = csv.reader(_lines_keepends(text), delimiter=",", quoting=csv.QUOTE_MINIMAL)
+    lines: Iterable[str]
+    if "\r" not in text or "\r" not in text.replace("\r\n", "\n"):
+        # Every line ends with "\n" or "\r\n": the C line splitter counts the same lines.
+        lines = io.StringIO(text, newline="")
+    else:
+        lines = _lines_keepends(text)  # a lone "\r" is data, not a line break
+    reader = csv.reader(lines, delimiter=",", quoting=csv.QUOTE_MINIMAL)
     done = 0
     for record in reader:
         first, last = done, reader.line_num - 1
@@ -886,16 +893,20 @@ def parse_text_rows(text: str, layout: TextLayout) -> ParsedRows | None:
         return ParsedRows(table, layout, starts, ends, line_starts)
     # Comma CSV: records may span lines (quoted newlines).
     columns = list(layout.columns)
+    width = len(columns)
     rows = []
     seen_header = not layout.header
     try:
         for record, first, last in _records_with_lines(text, layout.trailing):
-            if not record or not any(v.strip() for v in record):
-                continue
+            if not record or not "".join(record).strip():
+                continue  # a blank line
             if not seen_header:
                 seen_header = True
                 continue
-            rows.append(_row_from_fields(record, columns, ","))
+            if len(record) <= width:
+                rows.append(dict(zip(columns, record, strict=False)))
+            else:
+                rows.append(_row_from_fields(record, columns, ","))
             starts.append(line_starts[first])
             ends.append(line_end(min(last, n_lines - 1)))
     except csv.Error:
