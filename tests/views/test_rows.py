@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 
 import pytest
 import sqlalchemy as sa
@@ -343,3 +344,28 @@ def test_a_page_read_cut_inside_a_row_shows_the_whole_rows_before_it() -> None:
     nxt = Reference.parse(out.view.references["next"])
     request = VIEW.slice_for(nxt, line_count=100)
     assert request.start_line == shown + 1  # the next reference resumes at the cut row
+
+
+@pytest.mark.parametrize(
+    ("text", "line_of_row"),
+    [
+        ("id|name\n" + "".join(f"{i}|n{i}\n" for i in range(400)), lambda r: r + 1),
+        ("id,note\n" + "".join(f'{i},"a\nb {i}"\n' for i in range(400)), lambda r: 2 * r),
+        (json.dumps([{"id": i, "name": f"n{i}"} for i in range(400)]), lambda r: 1),
+    ],
+    ids=["pipe", "csv spanning lines", "json on one line"],
+)
+def test_omitted_ranges_are_the_original_text_of_the_rows_left_out(
+    text: str, line_of_row: Callable[[int], int]
+) -> None:
+    ctx = make_ctx("rows", tokens=600)
+    prepared = VIEW.prepare(text)
+    assert prepared.raw is text
+    view = VIEW.render(prepared, ctx).view
+    assert 0 < view.shown < 400
+    [after] = view.omitted
+    first = view.shown + 1  # the first row left out holds id `first - 1`
+    left_out = text[after.start_char : after.end_char]
+    assert left_out.startswith((f"{first - 1}|", f'{first - 1},"', f'{{"id": {first - 1},'))
+    assert left_out.endswith(("399|n399\n", 'b 399"\n', '"n399"}'))
+    assert after.start_line == line_of_row(first)
