@@ -158,3 +158,32 @@ def test_a_large_value_is_outlined(layer: ResultLayer) -> None:
         layer.token_counter.count(msg.content)
         <= layer.pipeline.budget_for("fetch_tool_result").tokens
     )
+
+
+def test_following_next_walks_the_items_of_the_largest_array(layer: ResultLayer) -> None:
+    doc = {"count": 60, "items": [{"id": i, "text": f"item {i} " * 30} for i in range(60)]}
+    msg = layer.process_tool_message(
+        ToolMessage(content=json.dumps(doc), tool_call_id="c1", name="list_items"), CFG
+    )
+    view = ResultView.from_artifact(msg.artifact)
+    assert view is not None
+    ref = view.references.get("next")
+    assert ref is not None
+    seen: list[int] = []
+    while ref is not None:
+        assert len(seen) <= 60
+        page = layer.fetch_tool.invoke(
+            {"type": "tool_call", "id": "f", "name": "fetch_tool_result", "args": {"ref": ref}},
+            CFG,
+        )
+        assert page.status == "success", page.content
+        page_view = ResultView.from_artifact(page.artifact)
+        assert page_view is not None
+        path = page_view.summary["path"]
+        assert path.startswith("$.items[")
+        index = int(path[len("$.items[") : -1])
+        assert f'"id": {index},' in page.content
+        seen.append(index)
+        ref = page_view.references.get("next")
+    shown_first = len([i for i in view.items if i.get("type") == "json_item"])
+    assert seen == list(range(shown_first, 60))

@@ -275,6 +275,22 @@ class _JsonData:
     items: list[dict[str, Any]]
 
 
+def _next_path(document: Any, path: str) -> str | None:
+    """The path of the next element when `path` names an array element that has one."""
+    match = re.search(r"\[(\d+)\]$", path)
+    if match is None or not _safe_path(path):
+        return None
+    parent_path = path[: match.start()]
+    try:
+        parent = resolve_path(document, parent_path)
+    except (ValueError, LookupError):  # pragma: no cover - the element itself resolved
+        return None
+    index = int(match.group(1))
+    if isinstance(parent, list) and index + 1 < len(parent):
+        return f"{parent_path}[{index + 1}]"
+    return None
+
+
 def _safe_path(path: str) -> bool:
     return bool(re.fullmatch(r"\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*", path))
 
@@ -521,7 +537,7 @@ class JsonView(ResultViewBuilder):
                 "range reads the text from the start."
             )
             raise FetchSliceError(msg) from exc
-        return self._render_value(value, path, record.size, ctx)
+        return self._render_value(value, path, record.size, ctx, _next_path(document, path))
 
     def render_slice(
         self,
@@ -555,7 +571,14 @@ class JsonView(ResultViewBuilder):
             return Rendered(content=text, view=view)
         return self._render_value(value, reference.path, record_size, ctx)
 
-    def _render_value(self, value: Any, path: str, record_size: int, ctx: ViewContext) -> Rendered:
+    def _render_value(
+        self,
+        value: Any,
+        path: str,
+        record_size: int,
+        ctx: ViewContext,
+        next_path: str | None = None,
+    ) -> Rendered:
         body = json.dumps(value, ensure_ascii=False, indent=1)
         fence = new_fence(body)
         where = path if _safe_path(path) else "the requested path"
@@ -564,6 +587,10 @@ class JsonView(ResultViewBuilder):
             f"of a {plural(record_size, 'char')} result.]"
         )
         text = f"{header}\n{fence.wrap(clean_for_display(body))}"
+        base = ctx.reference
+        nxt = base.with_path(next_path) if base is not None and next_path is not None else None
+        if nxt is not None:  # the next element of the same array
+            text += f"\n[Next item: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}.]"
         if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
             view = ResultView(
                 kind=self.kind,
@@ -578,6 +605,8 @@ class JsonView(ResultViewBuilder):
                 shown=1,
                 original_chars=record_size,
             )
+            if nxt is not None:
+                view.references["next"] = str(nxt)
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         # Too large: outline the value itself, with paths relative to the root.
         sub = self.prepare(value)
