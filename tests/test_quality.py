@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(  # noqa: S603 - fixed tool invocations
+    return subprocess.run(
         args, cwd=ROOT, capture_output=True, text=True, check=False, timeout=600
     )
 

@@ -75,6 +75,29 @@ def _model_name(model: object) -> str | None:
     return None
 
 
+def _check_policies(policies: Mapping[str, ToolPolicy], window: int) -> None:
+    """Refuse policies that cannot work: unknown view kinds, caps over the window."""
+    from langchain_result_layer.views import registered_views  # noqa: PLC0415
+
+    kinds = registered_views()
+    for name, policy in policies.items():
+        if policy.kind is not None and policy.kind not in kinds:
+            msg = (
+                f"tool_policies[{name!r}]: unknown view kind {policy.kind!r}; "
+                f"known kinds: {', '.join(sorted(kinds))} (or register_view your own)"
+            )
+            raise ValueError(msg)
+        if policy.max_tokens is not None and policy.max_tokens > window:
+            msg = (
+                f"tool_policies[{name!r}]: max_tokens={policy.max_tokens:,} is larger than the "
+                f"{window:,}-token context window"
+            )
+            raise ValueError(msg)
+        if policy.ttl_seconds is not None and policy.ttl_seconds <= 0:
+            msg = f"tool_policies[{name!r}]: ttl_seconds must be positive"
+            raise ValueError(msg)
+
+
 class ResultLayer:
     """The façade: one configuration, every integration.
 
@@ -161,9 +184,13 @@ class ResultLayer:
             spec, model_name=_model_name(model) if model is not None else None
         )
         self.store: ResultStore | None = resolve_store(store)
+        if ttl_seconds is not None and ttl_seconds <= 0:
+            msg = f"ttl_seconds must be positive (None: the store's default), got {ttl_seconds}"
+            raise ValueError(msg)
         self.tool_policies: dict[str, ToolPolicy] = {
             name: coerce_policy(p) for name, p in (tool_policies or {}).items()
         }
+        _check_policies(self.tool_policies, window)
         self.principal_resolver: PrincipalResolver = resolve_principal_spec(principal)
         pinned = {name for name, p in self.tool_policies.items() if p.pinned}
         settings = guard or GuardSettings()

@@ -42,6 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.runnables import Runnable, RunnableConfig
+
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence
 from langchain_result_layer.core.tokens import TokenCounter
@@ -54,6 +56,9 @@ __all__ = [
 ]
 
 _CITE_RE = re.compile(r"\[L(\d{1,9})(?:\s*[-–]\s*L?(\d{1,9}))?\]")
+
+# Summariser calls are the layer's own work: keep them out of the graph's message stream.
+_SUMMARY_CONFIG: RunnableConfig = {"tags": ["nostream"], "run_name": "result_layer_summary"}
 
 MAP_PROMPT = (
     "You summarise one part of a tool result for another AI agent. Each line starts with its "
@@ -326,12 +331,31 @@ class ResultSummarizer:
             while len(self._cache) > self.settings.cache_size:
                 self._cache.popitem(last=False)
 
-    def _plan(self, raw: str, cap: int) -> tuple[list[tuple[int, int, str]], int, int]:
+    def _plan(self, raw: str, cap: int) -> tuple[list[tuple[int, int, str]], int, int, bool]:
+        """Chunks to summarise, how many there are, words per answer, and whether to reduce."""
         chunks = _numbered_chunks(raw, self.settings.chunk_chars)
-        map_budget = self.settings.max_calls if len(chunks) == 1 else self.settings.max_calls - 1
-        picked = _pick(chunks, max(1, map_budget))
-        words = max(20, int(cap * 0.7) if len(picked) == 1 else int(cap * 0.5))
-        return picked, len(chunks), words
+        calls = self.settings.max_calls
+        if len(chunks) == 1:
+            picked, reduce = chunks, False
+        elif calls >= 3:
+            picked = _pick(chunks, calls - 1)
+            reduce = len(picked) > 1
+        else:
+            # One or two calls: summarise that many parts and join them, no reduce call.
+            picked, reduce = _pick(chunks, calls), False
+        share = 0.7 if len(picked) == 1 else (0.5 if reduce else 0.7 / len(picked))
+        words = max(20, int(cap * share))
+        return picked, len(chunks), words, reduce
+
+    def _call(self, prompt: str) -> Any:
+        if isinstance(self.model, Runnable):
+            return self.model.invoke(prompt, config=_SUMMARY_CONFIG)
+        return self.model.invoke(prompt)
+
+    async def _acall(self, prompt: str) -> Any:
+        if isinstance(self.model, Runnable):
+            return await self.model.ainvoke(prompt, config=_SUMMARY_CONFIG)
+        return await self.model.ainvoke(prompt)
 
     def _finish(
         self,
@@ -424,7 +448,7 @@ class ResultSummarizer:
         if hit is not None:
             return hit
         cap = self.cap_for(budget_tokens)
-        picked, total, words = self._plan(raw, cap)
+        picked, total, words, reduce = self._plan(raw, cap)
         raw_lines = raw.count("\n") + (0 if raw.endswith("\n") else 1)
 
         def work() -> tuple[list[str], int]:
@@ -434,11 +458,11 @@ class ResultSummarizer:
                 prompt = MAP_PROMPT.format(
                     words=words, part=i, parts=len(picked), start=start, end=end, total=raw_lines
                 )
-                parts.append(_message_text(self.model.invoke(prompt + body)))
+                parts.append(_message_text(self._call(prompt + body)))
                 calls += 1
-            if len(parts) > 1:
+            if reduce:
                 joined = "\n\n".join(parts)
-                reduced = self.model.invoke(REDUCE_PROMPT.format(words=int(cap * 0.7)) + joined)
+                reduced = self._call(REDUCE_PROMPT.format(words=int(cap * 0.7)) + joined)
                 calls += 1
                 return [_message_text(reduced)], calls
             return parts, calls
@@ -498,7 +522,7 @@ class ResultSummarizer:
         if hit is not None:
             return hit
         cap = self.cap_for(budget_tokens)
-        picked, total, words = await asyncio.to_thread(self._plan, raw, cap)
+        picked, total, words, reduce = await asyncio.to_thread(self._plan, raw, cap)
         raw_lines = raw.count("\n") + (0 if raw.endswith("\n") else 1)
 
         async def work() -> tuple[list[str], int]:
@@ -509,10 +533,10 @@ class ResultSummarizer:
                 + body
                 for i, (s, e, body) in enumerate(picked, 1)
             ]
-            answers = await asyncio.gather(*(self.model.ainvoke(p) for p in prompts))
+            answers = await asyncio.gather(*(self._acall(p) for p in prompts))
             parts = [_message_text(a) for a in answers]
-            if len(parts) > 1:
-                reduced = await self.model.ainvoke(
+            if reduce:
+                reduced = await self._acall(
                     REDUCE_PROMPT.format(words=int(cap * 0.7)) + "\n\n".join(parts)
                 )
                 return [_message_text(reduced)], len(parts) + 1
@@ -575,11 +599,14 @@ def render_summary(
                        chunks_total=1, chunks_used=1, dropped=0, clipped=False)
         ```
     """
-    coverage = (
-        "all of the result"
-        if chunks_used >= chunks_total
-        else f"{chunks_used} of {chunks_total} evenly spaced parts of the result"
-    )
+    if chunks_used >= chunks_total:
+        coverage = "all of the result"
+    elif chunks_used == 1:
+        coverage = f"the first of {chunks_total} parts of the result only"
+    elif chunks_used == 2:
+        coverage = f"the first and last of {chunks_total} parts of the result only"
+    else:
+        coverage = f"{chunks_used} of {chunks_total} evenly spaced parts of the result"
     notes = []
     if dropped:
         notes.append(f"{dropped} citation(s) outside the result were removed")

@@ -338,12 +338,6 @@ def test_three_parallel_large_calls_fit(corpus_logs: dict[str, str], setup: str)
         assert request_tokens(layer, request, model.bound_tools) <= layer.context_window
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="when the system prompt alone is larger than the window, ContextBudgetExceeded "
-    "blames 'results the model has not seen yet, pinned tools' (budget_guard.py "
-    "_check_overflow never names the overhead: system prompt, tool schemas, reserve)",
-)
 def test_overflow_message_names_an_oversized_system_prompt(corpus_logs: dict[str, str]) -> None:
     model = ScriptedChatModel(
         script=[ai_tool_calls(tool_call("get_plan", {"step": 0}, id="c1")), "done"],
@@ -378,13 +372,6 @@ def test_two_layers_do_not_process_a_result_twice(corpus_logs: dict[str, str]) -
     assert outer.process_tool_message(result) is result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with store=False the guard will not batch-clear results it cannot save: from the "
-    "9th call every request sits at 89-100% of the window and it clears one result at a time "
-    "only when the window is hit, breaking the prompt prefix on ~21 of 35 calls (and logs a "
-    "warning on every call)",
-)
 def test_guard_without_a_store_still_clears_in_batches(corpus_logs: dict[str, str]) -> None:
     def read_each(messages: list[BaseMessage], index: int) -> AIMessage | str:
         turn = sum(isinstance(m, AIMessage) for m in messages)

@@ -100,11 +100,6 @@ def test_readme_guard_target_matches_the_default() -> None:
     assert int(prose.group(1)) / 100 == GuardSettings().target_fraction
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the budget_guard module docstring (the API docs of BudgetGuard) still says the "
-    "guard clears down to '50% by default'; the default target is 0.4",
-)
 def test_guard_docs_state_the_default_target() -> None:
     from langchain_result_layer.adapters import budget_guard
 

@@ -176,11 +176,6 @@ def test_placeholder_keeps_the_summary_line() -> None:
     assert "The document lists 3,000 design decisions" in str(cleared[0].content)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with max_calls=2 only the first part is summarised (one call; the other is kept "
-    "for a reduce that never happens) yet the label says '1 of N evenly spaced parts'",
-)
 def test_small_call_budget_summarises_a_representative_sample() -> None:
     summarizer = ScriptedChatModel(script=lambda m, i: "Facts [L1].")
     layer = layer_with(summarizer, max_calls=2, chunk_chars=24_000)
@@ -202,12 +197,6 @@ def read_doc(name: str) -> str:
     return DOC
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="on the async path the summariser's model call inherits the graph's callbacks, so "
-    "its tokens are streamed to the user under stream_mode='messages' as if the agent said "
-    "them (summarize.py asummarize calls model.ainvoke without a config)",
-)
 async def test_summariser_output_is_not_streamed_as_agent_output() -> None:
     model = ScriptedChatModel(
         script=[ai_tool_calls(tool_call("read_doc", {"name": "d"}, id="c1")), "done"],

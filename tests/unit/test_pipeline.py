@@ -328,8 +328,14 @@ def test_per_tool_caps_and_split() -> None:
     assert view.budget_tokens == 300
 
 
-def test_unknown_declared_kind_falls_back_to_text() -> None:
-    lay = layer(tool_policies={"shell": ToolPolicy(kind="no-such-kind")})
+def test_unknown_declared_kind_is_refused_by_the_layer() -> None:
+    with pytest.raises(ValueError, match="unknown view kind 'no-such-kind'"):
+        layer(tool_policies={"shell": ToolPolicy(kind="no-such-kind")})
+
+
+def test_unknown_declared_kind_falls_back_to_text_in_the_pipeline() -> None:
+    lay = layer()
+    lay.pipeline.policies["shell"] = ToolPolicy(kind="no-such-kind")  # e.g. a view unregistered
     out = lay.process_tool_message(msg(BIG_LOG))
     assert fits(out, lay)
     assert "<<<tool-output" in out.content

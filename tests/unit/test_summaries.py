@@ -91,7 +91,7 @@ def test_map_reduce_respects_the_call_cap_and_says_what_it_covered() -> None:
     layer = make_layer(model, max_calls=3, chunk_chars=20_000)
     msg = process(layer)
     assert len(model.requests) <= 3
-    assert "evenly spaced parts of the result" in str(msg.content)
+    assert "first and last of" in str(msg.content)
 
 
 def test_a_failing_summariser_falls_back_and_says_so() -> None:

@@ -4,7 +4,7 @@ Before each model call the guard counts the request as the model will see it (sy
 messages with their tool calls, tool schemas) with the layer's token counter, caching each
 message's count so a call costs O(new messages). When the request passes the trigger (75% of
 the window by default) it replaces the oldest tool results the model has already seen with
-one-line placeholders that keep their reference, until the request is under the target (50%
+one-line placeholders that keep their reference, until the request is under the target (40%
 by default). The placeholders are written back to graph state under the same message ids, so
 the decision sticks: the next calls send the same prefix and the provider's prompt cache
 keeps hitting. See `langchain_result_layer.core.guard` for the exact rules.
@@ -139,6 +139,8 @@ class GuardResult:
         kept_unsaved: Ids of results kept because they could not be saved.
         relaxed: Ids of recent results cleared only to fit the window.
         shrunk: Ids of unseen results rendered again with a smaller budget to fit.
+        overhead: Tokens of the request outside the messages (system prompt, tool schemas,
+            framing, `reserve_tokens`).
         overflow: Whether the request still exceeds the window.
 
     Example:
@@ -162,6 +164,7 @@ class GuardResult:
     kept_unsaved: list[str] = field(default_factory=list)
     relaxed: list[str] = field(default_factory=list)
     shrunk: list[str] = field(default_factory=list)
+    overhead: int = 0
     overflow: bool = False
 
     @property
@@ -463,7 +466,10 @@ class BudgetGuard(RunnableCallable):
             limits=run.limits,
             placeholder_tokens=placeholder_tokens,
             cleared_args_tokens=cleared_args_tokens,
-            unsaved=run.unsaved.keys(),
+            # Without any store nothing can ever be saved: such results are cleared like the
+            # others (in batches, keeping the prefix stable); a store that is down is different:
+            # its results are kept unless the window needs them.
+            unsaved=run.unsaved.keys() if self.layer.store is not None else (),
         )
         run.plan = plan
         return plan
@@ -518,6 +524,7 @@ class BudgetGuard(RunnableCallable):
         replacements: list[BaseMessage] = []
         result = GuardResult(
             messages=edited,
+            overhead=run.overhead,
             tokens_before=plan.tokens_before,
             window=run.limits.window,
             trigger=run.limits.trigger,
@@ -566,11 +573,19 @@ class BudgetGuard(RunnableCallable):
     def _check_overflow(self, result: GuardResult) -> None:
         if not result.overflow:
             return
-        detail = (
-            f"after clearing {len(result.cleared)} results and {len(result.cleared_inputs)} "
-            "tool-call inputs, what remains is protected (results the model has not seen yet, "
-            "pinned tools) or could not be saved"
-        )
+        if result.overhead >= result.window:
+            detail = (
+                f"the system prompt, tool schemas and reserved tokens alone take "
+                f"{result.overhead:,} tokens; shorten them or use a model with a larger window"
+            )
+        else:
+            detail = (
+                f"after clearing {len(result.cleared)} results and {len(result.cleared_inputs)} "
+                f"tool-call inputs (and shrinking {len(result.shrunk)} new results), what remains "
+                "is protected (results the model has not seen yet, pinned tools) or could not be "
+                f"saved; the system prompt, tool schemas and reserve take {result.overhead:,} "
+                "tokens"
+            )
         if self.settings.on_overflow == "send":
             warnings.warn(
                 f"Sending a request of {result.tokens_after:,} tokens over the "
@@ -584,6 +599,7 @@ class BudgetGuard(RunnableCallable):
     def _noop(self, run: _Run, total: int) -> GuardResult:
         return GuardResult(
             messages=run.messages,
+            overhead=run.overhead,
             tokens_before=total,
             tokens_after=total,
             window=run.limits.window,

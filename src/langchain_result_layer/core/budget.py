@@ -127,6 +127,12 @@ def result_budget(
         raise ValueError(msg)
     tokens = max_result_tokens if max_result_tokens is not None else int(context_window * fraction)
     chars = max_result_chars if max_result_chars is not None else DEFAULT_MAX_RESULT_CHARS
+    if tokens > context_window:
+        msg = (
+            f"max_result_tokens={tokens:,} is larger than the {context_window:,}-token context "
+            "window: one result could overflow it"
+        )
+        raise ValueError(msg)
     if tokens < MIN_RESULT_TOKENS:
         msg = f"per-result budget must be at least {MIN_RESULT_TOKENS} tokens, got {tokens}"
         raise ValueError(msg)

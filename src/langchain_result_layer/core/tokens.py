@@ -507,7 +507,19 @@ def resolve_token_counter(spec: object = None, *, model_name: str | None = None)
     if isinstance(spec, TokenCounter):
         return spec
     if hasattr(spec, "get_num_tokens"):
-        return ChatModelTokenCounter(spec)
+        model_counter = ChatModelTokenCounter(spec)
+        try:  # probe now: a model without a tokenizer of its own fails on first use otherwise
+            model_counter.count("probe")
+        except Exception as exc:  # any failure means the model cannot count
+            fallback = default_token_counter(model_name)
+            warnings.warn(
+                f"{type(spec).__name__}.get_num_tokens failed ({type(exc).__name__}: "
+                f"{str(exc)[:120]}); counting with {fallback.name} instead.",
+                OfflineTokenizerWarning,
+                stacklevel=2,
+            )
+            return fallback
+        return model_counter
     if callable(spec):
         return CallableTokenCounter(spec)
     msg = f"token_counter must be a TokenCounter, a chat model, a callable or a name; got {spec!r}"
