@@ -50,6 +50,7 @@ from langchain_result_layer.errors import StoreQuotaExceededError
 from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
 from langchain_result_layer.summarize import ResultSummarizer, SummaryOutcome
 from langchain_result_layer.views import ViewContext, choose_view
+from langchain_result_layer.views._tabular import materialize_rows
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, get_view
 from langchain_result_layer.views.blocks import (
     BlockPlan,
@@ -333,6 +334,9 @@ class ResultPipeline:
             plan.tokens = plan.blocks.tokens
             return plan
         else:
+            # A one-shot row source (a SQLAlchemy `Result`) is read once, here, so that the
+            # size check below does not consume it before the rows view sees it.
+            content = plan.payload = materialize_rows(content)
             plan.tokens = self._count_if_fits(to_json_text(content), budget)
             if plan.tokens is not None:
                 plan.fits = True

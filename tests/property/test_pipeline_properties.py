@@ -72,15 +72,14 @@ def _check(layer: ResultLayer, msg: ToolMessage, out: ToolMessage, budget: Budge
     assert layer.store is not None
     got = layer.store.read(marker["record_id"], principal=Principal())
     assert Reference.parse(marker["ref"]).record_id == marker["record_id"]
-    if isinstance(msg.content, str) and marker["kind"] != "rows":
-        # (The rows view stores text it parsed as rows in its own JSON-lines form.)
+    if isinstance(msg.content, str):
         assert got.data == msg.content
     elif marker["kind"] == "blocks":
         assert got.data == to_json_text(msg.content)
     elif marker["kind"] == "json":
         assert isinstance(got.data, str)
         assert json.loads(got.data) == json.loads(to_json_text(msg.content))
-    else:  # a view stored its own exact form (rows as JSON lines, ...)
+    else:  # a view stored its own exact form of an object (rows as JSON lines, ...)
         assert got.data
 
 

@@ -370,3 +370,20 @@ def test_async_store_is_awaited_not_blocking() -> None:
     lay = layer(store=AsyncOnlyStore())
     out = asyncio.run(lay.aprocess_tool_message(msg(BIG_LOG)))
     assert out.response_metadata[META_KEY]["stored"] is True
+
+
+def test_a_sqlalchemy_result_is_not_consumed_before_the_rows_view() -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine("sqlite://")
+    with engine.begin() as conn:
+        conn.execute(text("create table t (id integer, name text)"))
+        conn.execute(
+            text("insert into t values " + ",".join(f"({i}, 'n{i}')" for i in range(3_000)))
+        )
+    lay = layer()
+    with engine.connect() as conn:
+        outcome = lay.pipeline.process(conn.execute(text("select * from t")), tool_name="q")
+    assert outcome is not None
+    assert outcome.view.kind == "rows"
+    assert outcome.view.total == 3_000

@@ -4,7 +4,7 @@ The tool runs one query and returns `(content, artifact)`:
 
 - `content`: the rows as a JSON array of objects, one row per line (types kept: numbers,
   `null`, strings; dates as ISO text). Within the per-result budget the model sees it as it
-  is; beyond it the result layer recognises rows, stores them as JSONL and shows the rows
+  is; beyond it the result layer recognises rows, stores the text as it is and shows the rows
   view (count, column summaries, first page, next-page reference);
 - `artifact`: `{"columns", "row_count", "truncated", "query", "elapsed_ms"}`.
 
