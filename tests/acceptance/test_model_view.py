@@ -153,12 +153,6 @@ def test_next_from_all_reads_everything_exactly_once(
     assert len(body) - (not raw.endswith("\n")) == len(raw)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after a page is cut, `next` keeps the cut page's span, so page sizes ratchet "
-    "down (200 -> 151 -> 95 -> ~22 lines, in some runs to 3): following the view's `next` "
-    "takes 90-325 calls where reading from `all` takes 54 (views/slices.py _next_after)",
-)
 def test_following_the_views_read_more_chain_is_not_much_slower_than_reading_all(
     travis_log: str,
 ) -> None:

@@ -472,7 +472,11 @@ def _render_lines(
             nxt = _next_after(frame, request, shown_end)
             remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
         else:
-            nxt = frame.base.with_lines(shown_end + 1, req_end)
+            # Continue with a page of the size that just fitted (not the rest of the request,
+            # which would make each following page smaller than the last).
+            nxt = frame.base.with_lines(
+                shown_end + 1, min(frame.record_lines, shown_end + max(k, 1))
+            )
             asked = plural(req_end - first_line + 1, "line")
             remark = (
                 f"Shown: {plural(k, 'line')} of the {asked} asked for"
