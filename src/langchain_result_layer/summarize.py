@@ -422,6 +422,49 @@ class ResultSummarizer:
                 return value
         return type(self.model).__name__
 
+    def _prepare(
+        self, raw: str, *, budget_tokens: int, tool_name: str | None, kind: str
+    ) -> _Job | SummaryOutcome:
+        """The cached outcome, or the job to run (prompts and caps; no model calls)."""
+        key = self._key(raw, tool_name, kind)
+        hit = self._cached(key)
+        if hit is not None:
+            return hit
+        cap = self.cap_for(budget_tokens)
+        picked, total, words, reduce = self._plan(raw, cap)
+        raw_lines = raw.count("\n") + (0 if raw.endswith("\n") else 1)
+        prompts = [
+            MAP_PROMPT.format(
+                words=words, part=i, parts=len(picked), start=start, end=end, total=raw_lines
+            )
+            + body
+            for i, (start, end, body) in enumerate(picked, 1)
+        ]
+        return _Job(key, cap, prompts, reduce, raw_lines, total, len(picked))
+
+    def _failed(self, error: BaseException | None) -> SummaryOutcome:
+        if error is None:
+            return SummaryOutcome(
+                text=None, error=f"timed out after {self.settings.timeout_seconds:g} s"
+            )
+        return SummaryOutcome(text=None, error=f"{type(error).__name__}: {str(error)[:200]}")
+
+    def _complete(
+        self, job: _Job, pieces: list[str], calls: int, reference: Reference | None
+    ) -> SummaryOutcome:
+        outcome = self._finish(
+            pieces,
+            raw_lines=job.raw_lines,
+            cap=job.cap,
+            chunks_total=job.chunks_total,
+            chunks_used=job.chunks_used,
+            calls=calls,
+            reference=reference,
+            model_name=self._model_name(),
+        )
+        self._remember(job.key, outcome)
+        return outcome
+
     def summarize(
         self,
         raw: str,
@@ -443,58 +486,26 @@ class ResultSummarizer:
         Returns:
             The outcome.
         """
-        key = self._key(raw, tool_name, kind)
-        hit = self._cached(key)
-        if hit is not None:
-            return hit
-        cap = self.cap_for(budget_tokens)
-        picked, total, words, reduce = self._plan(raw, cap)
-        raw_lines = raw.count("\n") + (0 if raw.endswith("\n") else 1)
+        job = self._prepare(raw, budget_tokens=budget_tokens, tool_name=tool_name, kind=kind)
+        if isinstance(job, SummaryOutcome):
+            return job
 
         def work() -> tuple[list[str], int]:
-            calls = 0
-            parts: list[str] = []
-            for i, (start, end, body) in enumerate(picked, 1):
-                prompt = MAP_PROMPT.format(
-                    words=words, part=i, parts=len(picked), start=start, end=end, total=raw_lines
-                )
-                parts.append(_message_text(self._call(prompt + body)))
-                calls += 1
-            if reduce:
-                joined = "\n\n".join(parts)
-                reduced = self._call(REDUCE_PROMPT.format(words=int(cap * 0.7)) + joined)
-                calls += 1
-                return [_message_text(reduced)], calls
-            return parts, calls
+            parts = [_message_text(self._call(prompt)) for prompt in job.prompts]
+            if job.reduce:
+                return [_message_text(self._call(job.reduce_prompt(parts)))], len(parts) + 1
+            return parts, len(parts)
 
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         try:
             future = pool.submit(work)
             done, _ = concurrent.futures.wait([future], timeout=self.settings.timeout_seconds)
-            if not done:
-                return SummaryOutcome(
-                    text=None, error=f"timed out after {self.settings.timeout_seconds:g} s"
-                )
-            error = future.exception()
-            if error is not None:
-                return SummaryOutcome(
-                    text=None, error=f"{type(error).__name__}: {str(error)[:200]}"
-                )
+            if not done or future.exception() is not None:
+                return self._failed(future.exception() if done else None)
             pieces, calls = future.result()
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
-        outcome = self._finish(
-            pieces,
-            raw_lines=raw_lines,
-            cap=cap,
-            chunks_total=total,
-            chunks_used=len(picked),
-            calls=calls,
-            reference=reference,
-            model_name=self._model_name(),
-        )
-        self._remember(key, outcome)
-        return outcome
+        return self._complete(job, pieces, calls, reference)
 
     async def asummarize(
         self,
@@ -517,28 +528,17 @@ class ResultSummarizer:
         Returns:
             The outcome.
         """
-        key = self._key(raw, tool_name, kind)
-        hit = self._cached(key)
-        if hit is not None:
-            return hit
-        cap = self.cap_for(budget_tokens)
-        picked, total, words, reduce = await asyncio.to_thread(self._plan, raw, cap)
-        raw_lines = raw.count("\n") + (0 if raw.endswith("\n") else 1)
+        job = await asyncio.to_thread(
+            self._prepare, raw, budget_tokens=budget_tokens, tool_name=tool_name, kind=kind
+        )
+        if isinstance(job, SummaryOutcome):
+            return job
 
         async def work() -> tuple[list[str], int]:
-            prompts = [
-                MAP_PROMPT.format(
-                    words=words, part=i, parts=len(picked), start=s, end=e, total=raw_lines
-                )
-                + body
-                for i, (s, e, body) in enumerate(picked, 1)
-            ]
-            answers = await asyncio.gather(*(self._acall(p) for p in prompts))
+            answers = await asyncio.gather(*(self._acall(p) for p in job.prompts))
             parts = [_message_text(a) for a in answers]
-            if reduce:
-                reduced = await self._acall(
-                    REDUCE_PROMPT.format(words=int(cap * 0.7)) + "\n\n".join(parts)
-                )
+            if job.reduce:
+                reduced = await self._acall(job.reduce_prompt(parts))
                 return [_message_text(reduced)], len(parts) + 1
             return parts, len(parts)
 
@@ -546,25 +546,27 @@ class ResultSummarizer:
         done, _ = await asyncio.wait([task], timeout=self.settings.timeout_seconds)
         if not done:
             task.cancel()
-            return SummaryOutcome(
-                text=None, error=f"timed out after {self.settings.timeout_seconds:g} s"
-            )
-        error = task.exception()
-        if error is not None:
-            return SummaryOutcome(text=None, error=f"{type(error).__name__}: {str(error)[:200]}")
+            return self._failed(None)
+        if task.exception() is not None:
+            return self._failed(task.exception())
         pieces, calls = task.result()
-        outcome = self._finish(
-            pieces,
-            raw_lines=raw_lines,
-            cap=cap,
-            chunks_total=total,
-            chunks_used=len(picked),
-            calls=calls,
-            reference=reference,
-            model_name=self._model_name(),
-        )
-        self._remember(key, outcome)
-        return outcome
+        return self._complete(job, pieces, calls, reference)
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """One summary to compute: what to ask the model, and the caps."""
+
+    key: str
+    cap: int
+    prompts: list[str]
+    reduce: bool
+    raw_lines: int
+    chunks_total: int
+    chunks_used: int
+
+    def reduce_prompt(self, parts: list[str]) -> str:
+        return REDUCE_PROMPT.format(words=int(self.cap * 0.7)) + "\n\n".join(parts)
 
 
 def render_summary(

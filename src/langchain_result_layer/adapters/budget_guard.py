@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 import warnings
@@ -188,6 +189,34 @@ class _Run:
     unsaved: dict[int, str] = field(default_factory=dict)
     placeholders: dict[int, ToolMessage] = field(default_factory=dict)
     plan: ClearingPlan | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _ShrinkJob:
+    """One unseen result to render again with a smaller budget."""
+
+    index: int
+    message: ToolMessage
+    record_id: str | None
+    budget: Budget
+    principal: Principal
+
+    def rerender_kwargs(self, record: Any) -> dict[str, Any]:
+        return {
+            "record": record,
+            "tool_name": self.message.name,
+            "status": self.message.status,
+            "budget": self.budget,
+        }
+
+    def process_kwargs(self) -> dict[str, Any]:
+        return {
+            "tool_name": self.message.name,
+            "status": self.message.status,
+            "tool_call_id": self.message.tool_call_id,
+            "principal": self.principal,
+            "budget": self.budget,
+        }
 
 
 def _messages_of(state: Any, key: str) -> list[BaseMessage]:
@@ -672,88 +701,69 @@ class BudgetGuard(RunnableCallable):
         result.overflow = result.tokens_after > run.limits.window
         logger.info("budget guard: shrank %d unseen results to fit the window", len(new))
 
-    def _shrink(self, run: _Run, result: GuardResult) -> None:
-        """Render unseen results again with smaller budgets when they alone overflow."""
+    def _shrink_jobs(self, run: _Run, result: GuardResult) -> list[_ShrinkJob]:
+        """What to render again (shared by the sync and async paths; no I/O)."""
         targets, share = self._shrink_targets(run, result)
         if not targets:
-            return
+            return []
         budget = self._share_budget(share)
         principal = self.layer.principal_for(run.principal_config)
-        new: dict[int, ToolMessage] = {}
+        jobs = []
         for i in targets:
             message = result.messages[i]
             assert isinstance(message, ToolMessage)
             marker = layer_marker(message)
-            outcome: ProcessOutcome | None = None
+            record_id = marker.get("record_id") if self.layer.store is not None else None
+            if record_id or not marker.get("processed"):
+                jobs.append(
+                    _ShrinkJob(i, message, str(record_id) if record_id else None, budget, principal)
+                )
+        return jobs
+
+    def _shrink(self, run: _Run, result: GuardResult) -> None:
+        """Render unseen results again with smaller budgets when they alone overflow."""
+        new: dict[int, ToolMessage] = {}
+        pipeline, store = self.layer.pipeline, self.layer.store
+        for job in self._shrink_jobs(run, result):
             try:
-                if marker.get("record_id") and self.layer.store is not None:
-                    read = self.layer.store.read(str(marker["record_id"]), principal=principal)
-                    outcome = self.layer.pipeline.rerender(
-                        read.data,
-                        record=read.meta,
-                        tool_name=message.name,
-                        status=message.status,
-                        budget=budget,
-                    )
-                elif not marker.get("processed"):
-                    outcome = self.layer.pipeline.process(
-                        message.content,
-                        tool_name=message.name,
-                        status=message.status,
-                        tool_call_id=message.tool_call_id,
-                        principal=principal,
-                        budget=budget,
-                    )
+                if job.record_id is not None and store is not None:
+                    read = store.read(job.record_id, principal=job.principal)
+                    outcome = pipeline.rerender(read.data, **job.rerender_kwargs(read.meta))
+                else:
+                    outcome = pipeline.process(job.message.content, **job.process_kwargs())
             except Exception as exc:  # the guard must never break the agent
                 logger.warning("budget guard could not shrink an unseen result: %s", exc)
                 continue
-            shrunk = self._shrunk(message, outcome)
-            if shrunk is not None:
-                new[i] = shrunk
+            self._collect_shrunk(new, job, outcome)
         self._apply_shrunk(run, result, new)
 
     async def _ashrink(self, run: _Run, result: GuardResult) -> None:
-        """Async twin of `_shrink`."""
-        targets, share = self._shrink_targets(run, result)
-        if not targets:
-            return
-        budget = self._share_budget(share)
-        principal = self.layer.principal_for(run.principal_config)
+        """Async twin of `_shrink` (store reads async, rendering in a worker thread)."""
         new: dict[int, ToolMessage] = {}
-        for i in targets:
-            message = result.messages[i]
-            assert isinstance(message, ToolMessage)
-            marker = layer_marker(message)
-            outcome: ProcessOutcome | None = None
+        pipeline, store = self.layer.pipeline, self.layer.store
+        for job in self._shrink_jobs(run, result):
             try:
-                if marker.get("record_id") and self.layer.store is not None:
-                    read = await self.layer.store.aread(
-                        str(marker["record_id"]), principal=principal
-                    )
+                if job.record_id is not None and store is not None:
+                    read = await store.aread(job.record_id, principal=job.principal)
                     outcome = await asyncio.to_thread(
-                        self.layer.pipeline.rerender,
-                        read.data,
-                        record=read.meta,
-                        tool_name=message.name,
-                        status=message.status,
-                        budget=budget,
+                        functools.partial(
+                            pipeline.rerender, read.data, **job.rerender_kwargs(read.meta)
+                        )
                     )
-                elif not marker.get("processed"):
-                    outcome = await self.layer.pipeline.aprocess(
-                        message.content,
-                        tool_name=message.name,
-                        status=message.status,
-                        tool_call_id=message.tool_call_id,
-                        principal=principal,
-                        budget=budget,
-                    )
+                else:
+                    outcome = await pipeline.aprocess(job.message.content, **job.process_kwargs())
             except Exception as exc:  # the guard must never break the agent
                 logger.warning("budget guard could not shrink an unseen result: %s", exc)
                 continue
-            shrunk = self._shrunk(message, outcome)
-            if shrunk is not None:
-                new[i] = shrunk
+            self._collect_shrunk(new, job, outcome)
         self._apply_shrunk(run, result, new)
+
+    def _collect_shrunk(
+        self, new: dict[int, ToolMessage], job: _ShrinkJob, outcome: ProcessOutcome | None
+    ) -> None:
+        shrunk = self._shrunk(job.message, outcome)
+        if shrunk is not None:
+            new[job.index] = shrunk
 
     # ------------------------------------------------------------------ public API
 
