@@ -433,11 +433,6 @@ def test_expired_result_is_not_found_and_says_what_to_do(travis_log: str) -> Non
     assert "run the original tool again" in out.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the not-found message always says results are kept 'about 7 days' (the store "
-    "default), even when the layer keeps them one hour (fetch_tool.py _failure)",
-)
 def test_expired_message_states_the_configured_lifetime(travis_log: str) -> None:
     clock = _Clock()
     layer = small_layer(store=InMemoryResultStore(clock=clock), ttl_seconds=3_600)

@@ -10,7 +10,8 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
-from langchain_result_layer import ResultLayer
+from langchain_result_layer import ResultLayer, ToolPolicy
+from langchain_result_layer.adapters.fetch_tool import not_accessible_message
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.stores import InMemoryResultStore, Principal, SQLResultStore
@@ -319,3 +320,52 @@ def test_tool_schema_is_what_the_model_sees() -> None:
                                          "offset", "limit"}
     assert schema["required"] == ["ref"]
     assert "config" not in schema["properties"]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_not_accessible_is_one_message_that_states_no_lifetime(
+    tmp_path: Path, asynchronous: bool
+) -> None:
+    """Missing, expired and another user's records get the same words, and no made-up TTL.
+
+    The layer keeps results one hour and this tool's a minute: whatever lifetime applied to a
+    record that is gone, the answer must not claim one (it once said "about 7 days").
+    """
+    now = [1_000.0]
+    store = SQLResultStore(f"sqlite:///{tmp_path / 'r.db'}", clock=lambda: now[0])
+    layer = ResultLayer(
+        context_window=16_000,
+        max_result_tokens=800,
+        store=store,
+        ttl_seconds=3_600,
+        tool_policies={"read_log": ToolPolicy(ttl_seconds=60)},
+    )
+    ref = stored_ref(layer, make_log(300))
+    rid = Reference.parse(ref).record_id
+    eve = {"configurable": {"tenant_id": "acme", "user_id": "eve", "thread_id": "t1"}}
+
+    async def ask(ref_: str, config: Any) -> ToolMessage:
+        tc = call({"ref": ref_})
+        if asynchronous:
+            out: ToolMessage = await layer.fetch_tool.ainvoke(tc, config)
+        else:
+            out = layer.fetch_tool.invoke(tc, config)
+        assert out.status == "error"
+        assert isinstance(out.content, str)
+        return out
+
+    missing_id = "A" * 22
+    answers = {
+        "other principal": (await ask(ref, eve)).content,
+        "missing": (await ask(ref.replace(rid, missing_id), CFG)).content,
+    }
+    now[0] += 61
+    answers["expired"] = (await ask(ref, CFG)).content
+    texts = {k: str(v).replace(rid, "<id>").replace(missing_id, "<id>") for k, v in answers.items()}
+    assert len(set(texts.values())) == 1, texts
+    text = texts["expired"]
+    assert "not found or not accessible" in text
+    assert "may have expired" in text
+    assert "run the original tool again" in text
+    assert not re.search(r"\d\s*(day|hour|minute|second|week)", text), text
+    assert text == not_accessible_message("<id>")
