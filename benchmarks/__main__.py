@@ -19,6 +19,7 @@ from benchmarks._common import RESULTS_DIR, BenchResult, corpus_path, machine_in
 SUITE = [
     "token_calibration",
     "throughput",
+    "view_speed",
     "evidence_recall",
     "log_templates",
     "store_bench",

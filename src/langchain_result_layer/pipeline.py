@@ -53,6 +53,7 @@ from langchain_result_layer.views import ViewContext, choose_view
 from langchain_result_layer.views._tabular import materialize_rows
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, get_view
 from langchain_result_layer.views.blocks import (
+    BLOCK_OVERHEAD_TOKENS,
     BlockPlan,
     block_text,
     content_chars,
@@ -700,15 +701,32 @@ class ResultPipeline:
             record.pop("original_artifact", None)
             return content, record
 
+        note = _capped_note(meta)
+        blocks_budget = plan.budget
+        if note:
+            cost = self.counter.count(note) + BLOCK_OVERHEAD_TOKENS
+            if (
+                plan.budget.tokens - cost >= MIN_RESULT_TOKENS
+                and plan.budget.chars - len(note) >= MIN_RESULT_CHARS
+            ):
+                blocks_budget = Budget(
+                    tokens=plan.budget.tokens - cost, chars=plan.budget.chars - len(note)
+                )
+            else:
+                note = ""
         rendering = render_blocks(
             blocks,
             bplan,
-            budget=plan.budget,
+            budget=blocks_budget,
             counter=self.counter,
             image_tokens=self.image_tokens,
             cut_block=cut_block,
             reference=ref_text,
         )
+        if note:
+            rendering.content = [*rendering.content, {"type": "text", "text": note}]
+            rendering.tokens += self.counter.count(note) + BLOCK_OVERHEAD_TOKENS
+            rendering.chars += len(note)
         texts = [block_text(b) for b in blocks]
         view = ResultView(
             kind="blocks",

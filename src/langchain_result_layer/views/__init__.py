@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 
+from langchain_result_layer.views._salience import SalienceSettings
 from langchain_result_layer.views.base import (
     Prepared,
     Rendered,
@@ -55,6 +56,7 @@ __all__ = [
     "Rendered",
     "ResultViewBuilder",
     "RowsView",
+    "SalienceSettings",
     "SearchView",
     "SliceRequest",
     "TextView",
