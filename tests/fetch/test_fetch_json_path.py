@@ -161,17 +161,20 @@ def test_a_large_value_is_outlined(layer: ResultLayer) -> None:
 
 
 def test_following_next_walks_the_items_of_the_largest_array(layer: ResultLayer) -> None:
+    """From the first view's `next`, pages of elements continue after the first items shown."""
     doc = {"count": 60, "items": [{"id": i, "text": f"item {i} " * 30} for i in range(60)]}
     msg = layer.process_tool_message(
         ToolMessage(content=json.dumps(doc), tool_call_id="c1", name="list_items"), CFG
     )
     view = ResultView.from_artifact(msg.artifact)
     assert view is not None
+    seen = [int(i["index"]) for i in view.items if i.get("type") == "json_item"]
     ref = view.references.get("next")
     assert ref is not None
-    seen: list[int] = []
+    calls = 0
     while ref is not None:
-        assert len(seen) <= 60
+        calls += 1
+        assert calls <= 60
         page = layer.fetch_tool.invoke(
             {"type": "tool_call", "id": "f", "name": "fetch_tool_result", "args": {"ref": ref}},
             CFG,
@@ -179,11 +182,11 @@ def test_following_next_walks_the_items_of_the_largest_array(layer: ResultLayer)
         assert page.status == "success", page.content
         page_view = ResultView.from_artifact(page.artifact)
         assert page_view is not None
-        path = page_view.summary["path"]
-        assert path.startswith("$.items[")
-        index = int(path[len("$.items[") : -1])
-        assert f'"id": {index},' in page.content
-        seen.append(index)
+        assert page_view.summary["array_path"] == "$.items"
+        indexes = [int(i["index"]) for i in page_view.items if i["type"] == "json_element"]
+        for index in indexes:
+            assert f'[{index}] {{"id": {index}, ' in page.content
+        seen.extend(indexes)
         ref = page_view.references.get("next")
-    shown_first = len([i for i in view.items if i.get("type") == "json_item"])
-    assert seen == list(range(shown_first, 60))
+    assert seen == list(range(60))
+    assert calls < 60 // 2  # pages, not one call per element
