@@ -1468,7 +1468,9 @@ def _outline_omitted(view: ResultView) -> str:
                 f"elements [{shown}]-[{length - 1}] of {name} ({length - shown:,} of {length:,})"
             )
         if array["clipped"]:
-            parts.append(f"the ends of {plural(int(array['clipped']), 'clipped item')} of {name}")
+            clipped = int(array["clipped"])
+            ends = "the end" if clipped == 1 else "the ends"
+            parts.append(f"{ends} of {plural(clipped, 'clipped item')} of {name}")
     hidden = int(s["outline_entries"]) - int(s["outline_shown"])
     if hidden > 0:
         parts.append(f"{hidden:,} of {int(s['outline_entries']):,} outline paths")
