@@ -369,3 +369,25 @@ async def test_not_accessible_is_one_message_that_states_no_lifetime(
     assert "run the original tool again" in text
     assert not re.search(r"\d\s*(day|hour|minute|second|week)", text), text
     assert text == not_accessible_message("<id>")
+
+
+def test_next_after_a_line_range_is_sized_from_the_lines_read_ahead(layer: ResultLayer) -> None:
+    """Long lines then short ones: the page after the long lines asks for many more lines."""
+    long_lines = [f"{i:04d} " + "x" * 300 for i in range(1, 11)]
+    short_lines = [f"{i:04d} ok" for i in range(11, 2_001)]
+    ref = stored_ref(layer, "\n".join(long_lines + short_lines) + "\n")
+    first = layer.fetch_tool.invoke(call({"ref": ref, "start_line": 1, "end_line": 10}), CFG)
+    view = ResultView.from_artifact(first.artifact)
+    assert view is not None
+    assert "Shown in full; the result goes on." in first.content
+    nxt = Reference.parse(view.references["next"])
+    assert nxt.start_line == 11
+    assert nxt.end_line is not None
+    # Ten lines of ~300 characters were shown; the next page holds ~300-character pages'
+    # worth of 8-character lines, not another ten lines.
+    assert nxt.end_line - nxt.start_line + 1 > 100
+    second = layer.fetch_tool.invoke(call({"ref": view.references["next"]}), CFG)
+    # The lines shown are exactly those asked for, no more (the read-ahead is not shown).
+    assert body_of(first) == "".join(line + "\n" for line in long_lines)
+    assert "0011 ok\n" in body_of(second)
+    assert layer.token_counter.count(second.content) <= layer.result_budget.tokens

@@ -370,6 +370,7 @@ class ResultViewBuilder(ABC):
         request = self.slice_for(reference, record.lines)
         if request.max_size is None:
             request = replace(request, max_size=ctx.budget.chars)
+        request = _with_lookahead(self, request, record)
         part = yield request
         start_line = part.first_line if part.first_line is not None else part.start_line
         return render_slice(
@@ -382,6 +383,26 @@ class ResultViewBuilder(ABC):
             record_lines=record.lines,
             ctx=ctx,
         )
+
+
+_LOOKAHEAD = 3  # a line read also reads up to this many times its length after it
+
+
+def _with_lookahead(view: object, request: SliceRequest, record: RecordInfo) -> SliceRequest:
+    """Read some lines after a line range, so its `next` can be sized to the budget.
+
+    Only for the default slice rendering, which shows no line after the range asked for
+    and uses the rest to choose how many lines the next page asks for.
+    """
+    if callable(getattr(view, "render_slice", None)):
+        return request
+    if request.offset is not None or request.limit is not None or request.end_line is None:
+        return request
+    start = request.start_line or 1
+    if request.end_line >= record.lines:
+        return request
+    span = max(1, request.end_line - start + 1)
+    return replace(request, end_line=min(record.lines, request.end_line + _LOOKAHEAD * span))
 
 
 _REGISTRY: dict[str, ResultViewBuilder] = {}

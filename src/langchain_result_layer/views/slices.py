@@ -248,16 +248,46 @@ def _compose(  # noqa: PLR0917
     return f"{header}\n{fence.wrap(body)}\n{footer}"
 
 
-def _next_after(frame: _Frame, request: SliceRequest, shown_end_line: int) -> Reference | None:
-    """The reference that continues after a fully shown line request."""
+def _next_after(
+    frame: _Frame, request: SliceRequest, shown_end_line: int, *, span: int | None = None
+) -> Reference | None:
+    """The reference that continues after a fully shown line request.
+
+    `span` (lines) overrides the default, a range as long as the one just shown.
+    """
     if shown_end_line >= frame.record_lines:
         return None
     ref = frame.reference
     if ref.page is not None or ref.page_size is not None:
         return frame.base.with_page((ref.page or 1) + 1, ref.page_size)
-    span = max(1, (request.end_line or shown_end_line) - (request.start_line or 1) + 1)
+    if span is None:
+        span = max(1, (request.end_line or shown_end_line) - (request.start_line or 1) + 1)
     start = shown_end_line + 1
-    return frame.base.with_lines(start, min(frame.record_lines, start + span - 1))
+    return frame.base.with_lines(start, min(frame.record_lines, start + max(1, span) - 1))
+
+
+def _span_ahead(ahead: list[str], k: int, room: float, *, at_least: int) -> int:
+    """How many of the lines read after the first `k` fit in `room` characters.
+
+    The next page is sized from lines already read (the lines after a cut, or the lines
+    read ahead of a range; see `_with_lookahead`), so short lines after long ones make a
+    longer page rather than a sliver of the budget. When every line read ahead fits, the
+    lines beyond are taken to be as long on average, and the page asks for at least
+    `at_least` lines.
+    """
+    n, left = 0, room
+    for line in ahead[k:]:
+        left -= len(line)
+        if left < 0:
+            return max(n, 1)
+        n += 1
+    if n:  # the lines beyond: as long, on average, as those read ahead
+        n = int(room * n / max(1, room - left))
+    return max(n, at_least, 1)
+
+
+_SPAN_FILL = 0.95  # share of the budget the next page is sized for (the notice varies a little)
+_SPAN_GROW_MAX = 4  # lines beyond those read ahead: at most this many times the shown range
 
 
 def _minimal(frame: _Frame, nxt: Reference | None, budget: Budget) -> str:
@@ -454,14 +484,20 @@ def _render_lines(
     req_end = request.end_line if request.end_line is not None else frame.record_lines
     lines = _split_lines(data)
     data_end = slice_offset + len(data)
-    complete = [ln for ln in lines if ln.endswith("\n")]
-    if len(complete) < len(lines) and data_end >= frame.record_size:
-        complete = lines  # the record's last line has no newline
+    ahead = [ln for ln in lines if ln.endswith("\n")]
+    if len(ahead) < len(lines) and data_end >= frame.record_size:
+        ahead = lines  # the record's last line has no newline
+    # Lines read after the range asked for are not shown: they size the next page.
+    wanted = max(0, req_end - first_line + 1)
+    if len(lines) > wanted:
+        data = "".join(lines[:wanted])
+    complete = ahead[:wanted]
     display, replaced = display_safe(data)
     fence = Fence.for_content(display)
     prefix = [0]
     for ln in complete:
         prefix.append(prefix[-1] + len(ln))
+    next_span: list[int | None] = [None]
 
     def parts(k: int) -> tuple[str, str, Reference | None, bool]:
         shown_end = first_line + k - 1
@@ -469,13 +505,14 @@ def _render_lines(
         all_shown = shown_end >= req_end
         shown = _range_phrase(frame, slice_offset, hi, first_line, shown_end, lines_partial=False)
         if all_shown:
-            nxt = _next_after(frame, request, shown_end)
+            nxt = _next_after(frame, request, shown_end, span=next_span[0])
             remark = "Shown in full." if nxt is None else "Shown in full; the result goes on."
         else:
-            # Continue with a page of the size that just fitted (not the rest of the request,
-            # which would make each following page smaller than the last).
+            # Continue with a page of about the size that just fitted (not the rest of the
+            # request, which would make each following page smaller than the last).
+            span = _span_ahead(ahead, k, prefix[k], at_least=k)
             nxt = frame.base.with_lines(
-                shown_end + 1, min(frame.record_lines, shown_end + max(k, 1))
+                shown_end + 1, min(frame.record_lines, shown_end + span)
             )
             asked = plural(req_end - first_line + 1, "line")
             remark = (
@@ -491,6 +528,19 @@ def _render_lines(
         return _compose(frame, fence, display[: prefix[k]], shown, remark, nxt)
 
     k, text = _largest_fitting(len(complete), render, budget, ctx, lambda k: prefix[k] + 400)
+    by_lines = frame.reference.page is None and frame.reference.page_size is None
+    shown_all = k > 0 and k == len(complete) and first_line + k - 1 >= req_end
+    if text is not None and by_lines and shown_all and parts(k)[2] is not None:
+        # Shown in full: size the next line range to the budget from the lines read ahead.
+        used = max(1, ctx.counter.count(text))
+        room = prefix[k] * _SPAN_FILL * budget.tokens / used
+        grow = min(_SPAN_GROW_MAX, max(1, int(budget.tokens / used)))
+        next_span[0] = _span_ahead(ahead, k, room, at_least=k * grow)
+        resized = render(k)
+        if _fits(resized, budget, ctx):
+            text = resized
+        else:
+            next_span[0] = None
     if k > 0 and text is not None:
         _, _, nxt, truncated = parts(k)
         view = _view(
