@@ -717,6 +717,9 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     from langchain_result_layer.core import _approx
 
     result = BenchResult(name="token_calibration")
+    if corpus is None:
+        result.notes.append("corpus not found: nothing measured")
+        return result
     samples = draw_samples(
         corpus, per_type=25 if quick else 600, seed=7, max_chars=4_000 if quick else 24_000
     )
