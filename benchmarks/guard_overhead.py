@@ -34,6 +34,7 @@ from benchmarks._common import BenchResult, Table, corpus_path, load_cases, read
 from langchain_result_layer import ResultLayer
 from langchain_result_layer.adapters._messages import RequestCounter
 from langchain_result_layer.adapters.budget_guard import BudgetGuard
+from langchain_result_layer.config import GuardSettings
 from langchain_result_layer.scripted import ScriptedChatModel
 
 WINDOW = 128_000
@@ -223,7 +224,7 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         f"also counts one new {kb} kB result",
         f"ours, exact: mean {ours_exact['mean_ms']:.3f} ms, max {ours_exact['max_ms']:.1f} ms "
         f"per call; {ours_exact['clearing_calls']} of {calls_ours} calls cleared again "
-        "(batch clearing down to 50%)",
+        f"(batch clearing down to {GuardSettings().target_fraction:.0%} of the window)",
         "cold = the first guard call on the raw conversation "
         f"({ours_exact['tokens_before']:,} tokens, cleared to {ours_exact['tokens_after']:,}): "
         "every message counted once, then cached",
