@@ -144,7 +144,7 @@ class Reference:
         return replace(self.base(), start_line=start_line, end_line=end_line)
 
     def with_page(self, page: int, page_size: int | None = None) -> Reference:
-        """A reference to one page of the same record.
+        """A reference to one page of the same record (of the same JSON array, with a path).
 
         Args:
             page: 1-based page.
@@ -152,9 +152,15 @@ class Reference:
 
         Returns:
             The new reference.
+
+        Example:
+            ```python
+            ref = Reference.parse("ref://tool-result/AbCdEfGhIjKlMnOpQrStUv/json?path=$.items")
+            assert ref.with_page(2, 50).path == "$.items"
+            ```
         """
         size = page_size if page_size is not None else self.page_size
-        return replace(self.base(), page=page, page_size=size)
+        return replace(self.base(), page=page, page_size=size, path=self.path)
 
     def with_chars(self, offset: int, limit: int | None = None) -> Reference:
         """A reference to a character (or byte) range of the same record.
