@@ -75,6 +75,8 @@ THREAD_THRESHOLD_CHARS = 64_000
 """On the async path, results larger than this are planned and rendered in a worker thread."""
 
 _THREAD_THRESHOLD_BLOCKS = 256
+_SHORT_BLOCKS_TOKENS = 16  # room left for '[N blocks omitted.]' next to a short store note
+_SHORT_BLOCKS_CHARS = 48
 _TEXT_FALLBACK = TextView()
 
 
@@ -701,19 +703,25 @@ class ResultPipeline:
             record.pop("original_artifact", None)
             return content, record
 
-        note = _capped_note(meta)
-        blocks_budget = plan.budget
-        if note:
-            cost = self.counter.count(note) + BLOCK_OVERHEAD_TOKENS
+        blocks_budget, note = plan.budget, ""
+        # The store note goes first: the full one when the blocks keep a useful budget,
+        # else a short one that leaves room for the blocks' own notice.
+        for candidate, floor in (
+            (_capped_note(meta), (MIN_RESULT_TOKENS, MIN_RESULT_CHARS)),
+            (_capped_note(meta, short=True), (_SHORT_BLOCKS_TOKENS, _SHORT_BLOCKS_CHARS)),
+        ):
+            if not candidate:
+                break
+            cost = self.counter.count(candidate) + BLOCK_OVERHEAD_TOKENS
             if (
-                plan.budget.tokens - cost >= MIN_RESULT_TOKENS
-                and plan.budget.chars - len(note) >= MIN_RESULT_CHARS
+                plan.budget.tokens - cost >= floor[0]
+                and plan.budget.chars - len(candidate) >= floor[1]
             ):
+                note = candidate
                 blocks_budget = Budget(
-                    tokens=plan.budget.tokens - cost, chars=plan.budget.chars - len(note)
+                    tokens=plan.budget.tokens - cost, chars=plan.budget.chars - len(candidate)
                 )
-            else:
-                note = ""
+                break
         rendering = render_blocks(
             blocks,
             bplan,
@@ -962,7 +970,7 @@ def _summary_prefix(summary: SummaryOutcome | None) -> str:
     )
 
 
-def _capped_note(meta: RecordMeta | None) -> str:
+def _capped_note(meta: RecordMeta | None, *, short: bool = False) -> str:
     """What the model must know when the store kept only a head and a tail."""
     if meta is None or not meta.capped:
         return ""
@@ -970,6 +978,8 @@ def _capped_note(meta: RecordMeta | None) -> str:
     start = meta.gap_start if meta.gap_start is not None else meta.size
     end = meta.gap_end if meta.gap_end is not None else meta.original_size
     reason = meta.cap_reason or "size cap"
+    if short:
+        return f"[Store note: {unit}s {start:,}-{end:,} were not stored ({reason}).]"
     return (
         f"[Store note: because of the {reason}, the stored copy keeps only the first "
         f"{plural(start, unit)} and the last {plural(meta.original_size - end, unit)}; "

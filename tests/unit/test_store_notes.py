@@ -27,3 +27,21 @@ def test_uncapped_record_has_no_store_note() -> None:
     msg = layer.process_tool_message(ToolMessage(text, tool_call_id="c1", name="build", id="t"))
     assert "Store note" not in str(msg.content)
     assert msg.response_metadata["result_layer"]["capped"] is False
+
+
+def test_capped_block_list_is_announced_even_at_the_smallest_budget() -> None:
+    """At 64 tokens a capped list of blocks still says what was not stored (a short note)."""
+    store = InMemoryResultStore(max_record_size=20_000, min_capped_size=1_000)
+    layer = ResultLayer(
+        context_window=16_000, max_result_tokens=64, max_result_chars=256, store=store,
+        token_counter="tiktoken",
+    )
+    blocks = [{"type": "text", "text": "😀" * 500} for _ in range(200)]
+    msg = layer.process_tool_message(ToolMessage(blocks, tool_call_id="c1", name="t", id="t"))
+    content = str(msg.content)
+    assert msg.response_metadata["result_layer"]["capped"] is True
+    assert "[Store note: chars " in content
+    assert "were not stored (size cap).]" in content
+    view = ResultLayer.view_of(msg)
+    assert view is not None
+    assert view.shown_tokens <= 64
