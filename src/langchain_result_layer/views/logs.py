@@ -59,7 +59,7 @@ from langchain_result_layer.views._salience import (
     SalienceSettings,
     analyse,
 )
-from langchain_result_layer.views._templates import TemplateResult, mine_templates
+from langchain_result_layer.views._templates import TemplateResult, message_offset, mine_templates
 from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range_of_parts
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.command import finish_line_layout, render_line_evidence
@@ -79,8 +79,10 @@ _SNIFF_CHARS = 32_000
 _FACT_SAMPLE_LINES = 10_000
 _TEMPLATE_LINE_CHARS = 400
 _TEMPLATE_CHOICES = (10, 6, 3, 0)
+_ERROR_KIND_CHOICES = (40, 24, 12, 0)  # error kinds shown with each template choice
 _MIN_EVIDENCE_LINES = 15
 _TEMPLATE_CHARS = 200
+_EXAMPLE_CHARS = 160
 _TEXT_FALLBACK = TextView()
 
 _LEVEL_RE = re.compile(
@@ -173,6 +175,7 @@ class _LogData:
     templates: TemplateResult | None
     template_lines: list[int]
     sampled: bool
+    error_kinds: list[dict[str, Any]]
 
 
 def _analyse_log(
@@ -214,7 +217,50 @@ def _analyse_log(
         templates=templates,
         template_lines=[n for n, _ in picked],
         sampled=sampled,
+        error_kinds=_error_kinds(picked, templates),
     )
+
+
+def _message_start(line: str) -> int:
+    """Where the message of an error-level line starts: after its header and its level."""
+    start = message_offset(line)
+    android = _ANDROID_LEVEL_RE.match(line, 0, 120)
+    level = android or _LEVEL_RE.search(line, 0, 120)
+    if level is not None and level.end() > start:
+        start = level.end()
+    return start
+
+
+def _error_kinds(
+    picked: list[tuple[int, str]], templates: TemplateResult | None
+) -> list[dict[str, Any]]:
+    """Templates of error-level lines, each with its error count and first example message.
+
+    Ordered by first appearance: the model sees which kinds of error the log holds, one
+    concrete message of each (the `<*>` template alone would hide the values).
+    """
+    if templates is None:
+        return []
+    kinds: dict[int, dict[str, Any]] = {}
+    for index, (number, line) in enumerate(picked):
+        if level_of(line) not in _ERROR_LEVELS:
+            continue
+        tid = templates.assignments[index]
+        kind = kinds.get(tid)
+        if kind is None:
+            example, _ = clip(line[_message_start(line) :].strip(), _EXAMPLE_CHARS)
+            kinds[tid] = {
+                "type": "error_kind",
+                "template_id": tid,
+                "count": 1,
+                "first_line": number,
+                "last_line": number,
+                "example": example,
+            }
+        else:
+            kind["count"] += 1
+            kind["last_line"] = number
+    return list(kinds.values())
 
 
 def _duration(seconds: float | None) -> str:
@@ -291,24 +337,28 @@ class LogView(ResultViewBuilder):
             data = _analyse_log(raw, is_error=ctx.is_error, settings=self.salience)
         analysis = data.analysis
         summary = _log_summary(data, raw)
-        template_items = _template_items(data)
+        error_kinds = data.error_kinds
+        error_ids = {int(k["template_id"]) for k in error_kinds}
+        template_items = _template_items(data, skip=error_ids)
         template_texts = [str(t["template"]) for t in template_items]
+        template_texts += [str(k["example"]) for k in error_kinds]
         fitted: tuple[str, ResultView] | None = None
-        for n_templates in _TEMPLATE_CHOICES:
-            shown_templates = template_items[:n_templates]
+        for n_templates, n_kinds in zip(_TEMPLATE_CHOICES, _ERROR_KIND_CHOICES, strict=True):
+            shown_templates = [*error_kinds[:n_kinds], *template_items[:n_templates]]
 
             def build_view(
                 items: list[dict[str, object]], shown: list[dict[str, Any]] = shown_templates
             ) -> ResultView:
                 return self._view(ctx, analysis, summary, templates=shown, windows=items, raw=raw)
 
+            kinds_tokens = sum(len(str(k["example"])) for k in error_kinds[:n_kinds]) // 3
             attempt = render_line_evidence(
                 analysis=analysis,
                 ctx=ctx,
                 build_view=build_view,
                 compose=lambda v, fence: self._compose(v, ctx, fence),
                 extra_parts=template_texts,
-                reserve_tokens=220 + 25 * len(shown_templates),
+                reserve_tokens=220 + 25 * len(shown_templates) + kinds_tokens,
             )
             if attempt is None:
                 continue
@@ -410,8 +460,11 @@ class LogView(ResultViewBuilder):
         else:
             facts.append("no error lines recognised")
         templates = [i for i in view.items if i.get("type") == "template"]
+        kinds = [i for i in view.items if i.get("type") == "error_kind"]
         windows = [i for i in view.items if i.get("type") == "window"]
         shown_parts = []
+        if kinds:
+            shown_parts.append(plural(len(kinds), "error kind"))
         if templates:
             shown_parts.append(plural(len(templates), "template"))
         shown_parts.append(
@@ -421,19 +474,38 @@ class LogView(ResultViewBuilder):
         )
         header = header_text(ctx, self.kind, "; ".join(facts), ", ".join(shown_parts))
         sections: list[Section] = []
-        if templates:
-            sample_note = (
-                f" in a sample of {int(s['template_sample']):,} lines"
-                if s.get("templates_sampled")
-                else ""
+        sample_note = (
+            f" in a sample of {int(s['template_sample']):,} lines"
+            if s.get("templates_sampled")
+            else ""
+        )
+        if kinds:
+            total_kinds = int(s.get("error_kind_count", len(kinds)))
+            more = f", {total_kinds:,} in all" if total_kinds > len(kinds) else ""
+            sections.append(
+                Section(
+                    title=(
+                        f"{SUMMARY_TITLE}: kinds of error-level line{sample_note}{more},"
+                        " in order of first appearance, with the first message of each"
+                    ),
+                    lines=[
+                        f"{int(k['count']):,}× (first line {int(k['first_line']):,}): "
+                        f"{k['example']}"
+                        for k in kinds
+                    ],
+                )
             )
+        if templates:
             lines = [
                 f"{int(t['count']):,}× (first line {int(t['first_line']):,}): {t['template']}"
                 for t in templates
             ]
             sections.append(
                 Section(
-                    title=f"{SUMMARY_TITLE}: most frequent templates{sample_note}, <*> = variable",
+                    title=(
+                        f"{SUMMARY_TITLE}: most frequent "
+                        f"{'other ' if kinds else ''}templates{sample_note}, <*> = variable"
+                    ),
                     lines=lines,
                 )
             )
@@ -441,11 +513,12 @@ class LogView(ResultViewBuilder):
         return finish_line_layout(header, sections, view, ctx)
 
 
-def _template_items(data: _LogData) -> list[dict[str, Any]]:
+def _template_items(data: _LogData, *, skip: set[int]) -> list[dict[str, Any]]:
     if data.templates is None:
         return []
     items: list[dict[str, Any]] = []
-    for template in data.templates.by_count()[: max(_TEMPLATE_CHOICES)]:
+    others = [t for t in data.templates.by_count() if t.template_id not in skip]
+    for template in others[: max(_TEMPLATE_CHOICES)]:
         text, _ = clip(template.text, _TEMPLATE_CHARS)
         items.append(
             {
@@ -486,6 +559,8 @@ def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
             "span_seconds": t.span_seconds,
             "stamped_lines": t.stamped_lines,
         }
+    if data.error_kinds:
+        summary["error_kind_count"] = len(data.error_kinds)
     if data.templates is not None:
         ordered = data.templates.by_count()
         sample = len(data.templates.assignments)
