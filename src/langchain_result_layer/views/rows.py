@@ -49,6 +49,7 @@ import bisect
 import csv
 import io
 import json
+from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -183,26 +184,26 @@ def _positive_int(value: object, default: int) -> int:
 # --------------------------------------------------------------------------- geometry
 
 
-class _Geometry:
+class _Geometry(ABC):
     """Where rows are in the stored record (lines 1-based, chars 0-based end-exclusive)."""
 
     total: int
 
+    @abstractmethod
     def start(self, row: int) -> tuple[int, int]:
         """Line and offset of the first character of `row`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def end(self, row: int) -> tuple[int, int]:
         """Line of the last character of `row` and the offset one past it."""
-        raise NotImplementedError
 
+    @abstractmethod
     def whole_lines(self, first: int, last: int) -> tuple[int, bool, bool]:
         """Whole lines in rows `first..last`, and whether the first/last line is partial."""
-        raise NotImplementedError
 
+    @abstractmethod
     def line_range_rows(self, start_line: int, end_line: int) -> tuple[int, int]:
         """Rows that start on lines `start_line..end_line` (`(a, a - 1)` when none)."""
-        raise NotImplementedError
 
     def row_per_line(self) -> bool:
         """Whether every row starts on a line of its own."""
