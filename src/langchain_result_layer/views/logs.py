@@ -141,14 +141,16 @@ def level_of(line: str) -> str | None:
         assert level_of("03-17 16:13:38.811  1702  2395 E AndroidRuntime: crash") == "ERROR"
         ```
     """
-    android = _ANDROID_LEVEL_RE.match(line, 0, 120)
-    if android:
-        return _LEVEL_NAMES[android.group(1)]
-    match = _LEVEL_RE.search(line, 0, 120)
+    match = _level_match(line)
     if match is None:
         return None
     name = match.group(1).upper()
     return _LEVEL_NAMES.get(name, name)
+
+
+def _level_match(line: str) -> re.Match[str] | None:
+    """Where a log record's level is written (Android's one-letter column, or a level word)."""
+    return _ANDROID_LEVEL_RE.match(line, 0, 120) or _LEVEL_RE.search(line, 0, 120)
 
 
 def _level_salience(line: str, score: float) -> float:
@@ -224,8 +226,7 @@ def _analyse_log(
 def _message_start(line: str) -> int:
     """Where the message of an error-level line starts: after its header and its level."""
     start = message_offset(line)
-    android = _ANDROID_LEVEL_RE.match(line, 0, 120)
-    level = android or _LEVEL_RE.search(line, 0, 120)
+    level = _level_match(line)
     if level is not None and level.end() > start:
         start = level.end()
     return start

@@ -299,6 +299,34 @@ def _minimal(frame: _Frame, nxt: Reference | None, budget: Budget) -> str:
     return text
 
 
+def _nothing_fits(
+    frame: _Frame,
+    retry: Reference,
+    *,
+    at: int,
+    req: tuple[int | None, int | None],
+    line: int | None,
+    replaced: int,
+) -> Rendered:
+    """Not even a sliver of the slice fits the budget: say so and how to read less."""
+    text = _minimal(frame, retry, frame.ctx.budget)
+    view = _view(
+        frame,
+        text,
+        lo=at,
+        hi=at,
+        req_lo=req[0],
+        req_hi=req[1],
+        shown_units=0,
+        first_line=line,
+        last_line=line,
+        nxt=retry,
+        truncated=True,
+        replaced=replaced,
+    )
+    return Rendered(content=text, view=view)
+
+
 def _view(
     frame: _Frame,
     content: str,
@@ -511,9 +539,7 @@ def _render_lines(
             # Continue with a page of about the size that just fitted (not the rest of the
             # request, which would make each following page smaller than the last).
             span = _span_ahead(ahead, k, prefix[k], at_least=k)
-            nxt = frame.base.with_lines(
-                shown_end + 1, min(frame.record_lines, shown_end + span)
-            )
+            nxt = frame.base.with_lines(shown_end + 1, min(frame.record_lines, shown_end + span))
             asked = plural(req_end - first_line + 1, "line")
             remark = (
                 f"Shown: {plural(k, 'line')} of the {asked} asked for"
@@ -596,23 +622,15 @@ def _render_partial_line(  # noqa: PLR0917
 
     m, text = _largest_fitting(avail, render, budget, ctx, lambda m: m + 400)
     if m == 0 or text is None:
-        nxt = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
-        text = _minimal(frame, nxt, budget)
-        view = _view(
+        retry = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
+        return _nothing_fits(
             frame,
-            text,
-            lo=slice_offset,
-            hi=slice_offset,
-            req_lo=slice_offset,
-            req_hi=None,
-            shown_units=0,
-            first_line=first_line,
-            last_line=first_line,
-            nxt=nxt,
-            truncated=True,
+            retry,
+            at=slice_offset,
+            req=(slice_offset, None),
+            line=first_line,
             replaced=replaced,
         )
-        return Rendered(content=text, view=view)
     m_cut = cut(m)
     _, _, nxt = parts(m)
     view = _view(
@@ -682,22 +700,14 @@ def _render_chars(
     m, text = _largest_fitting(len(data), render, budget, ctx, lambda m: m + 400)
     if m == 0 or text is None:
         retry = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
-        text = _minimal(frame, retry, budget)
-        view = _view(
+        return _nothing_fits(
             frame,
-            text,
-            lo=slice_offset,
-            hi=slice_offset,
-            req_lo=req_lo,
-            req_hi=req_hi,
-            shown_units=0,
-            first_line=slice_start_line,
-            last_line=slice_start_line,
-            nxt=retry,
-            truncated=True,
+            retry,
+            at=slice_offset,
+            req=(req_lo, req_hi),
+            line=slice_start_line,
             replaced=replaced,
         )
-        return Rendered(content=text, view=view)
     m_cut = cut(m)
     _, _, nxt, truncated = parts(m)
     last_line = _last_line(slice_start_line, data, m_cut)
@@ -757,22 +767,9 @@ def _render_binary(
     r, text = _largest_fitting(rows, render, budget, ctx, lambda r: r * row_len + 400)
     if r == 0 or text is None:
         retry = frame.base.with_chars(slice_offset, _HEX_WIDTH * 4)
-        text = _minimal(frame, retry, budget)
-        view = _view(
-            frame,
-            text,
-            lo=slice_offset,
-            hi=slice_offset,
-            req_lo=slice_offset,
-            req_hi=req_hi,
-            shown_units=0,
-            first_line=None,
-            last_line=None,
-            nxt=retry,
-            truncated=True,
-            replaced=0,
+        return _nothing_fits(
+            frame, retry, at=slice_offset, req=(slice_offset, req_hi), line=None, replaced=0
         )
-        return Rendered(content=text, view=view)
     _, _, nxt, truncated = parts(r)
     n = min(len(data), r * _HEX_WIDTH)
     view = _view(
