@@ -67,8 +67,9 @@ class _NaiveBlobStore:
     def put(self, data: str) -> str:
         rid = secrets.token_urlsafe(16)
         with self.conn:
-            self.conn.execute("insert into r values (?, ?)",
-                              (rid, data.encode("utf-8", "surrogatepass")))
+            self.conn.execute(
+                "insert into r values (?, ?)", (rid, data.encode("utf-8", "surrogatepass"))
+            )
         return rid
 
     def read_lines(self, rid: str, start: int, end: int) -> str:
@@ -127,8 +128,9 @@ def _cleanup(store: Any) -> None:
         store.close()
 
 
-def _window_reads(read: Callable[[int, int], str], line_count: int, n: int,
-                  rng: random.Random) -> list[float]:
+def _window_reads(
+    read: Callable[[int, int], str], line_count: int, n: int, rng: random.Random
+) -> list[float]:
     times = []
     for _ in range(n):
         start = rng.randint(1, max(1, line_count - WINDOW))
@@ -182,10 +184,17 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         f"Read a {WINDOW}-line window (median ms over {reads} random windows; p95 in brackets)",
         ["backend", *[f"{s // MB} MB" for s in sizes], f"{sizes[-1] // MB} MB / 1 MB"],
     )
-    conc = Table("32 concurrent writers (threads), each saving 256 KB and reading it back",
-                 ["backend", "writers", "errors", "wall seconds"])
-    data: dict[str, Any] = {"sizes": sizes, "postgresql": pg is not None, "window": {},
-                            "save": {}, "concurrent": {}}
+    conc = Table(
+        "32 concurrent writers (threads), each saving 256 KB and reading it back",
+        ["backend", "writers", "errors", "wall seconds"],
+    )
+    data: dict[str, Any] = {
+        "sizes": sizes,
+        "postgresql": pg is not None,
+        "window": {},
+        "save": {},
+        "concurrent": {},
+    }
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         texts = {s: _sized(source, s) for s in sorted({*sizes, save_size})}
@@ -231,16 +240,21 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         for size in sizes:
             rid = naive.put(texts[size])
             lines = texts[size].count("\n")
-            times = _window_reads(lambda a, b, r=rid: naive.read_lines(r, a, b), lines,
-                                  max(3, reads // 20), rng)
+            times = _window_reads(
+                lambda a, b, r=rid: naive.read_lines(r, a, b), lines, max(3, reads // 20), rng
+            )
             med = statistics.median(times) * 1000
             p95 = sorted(times)[max(0, int(len(times) * 0.95) - 1)] * 1000
             medians.append((med, p95))
             data["window"].setdefault("naive sqlite blob", {})[size] = {"median_ms": med}
         naive.close()
-        window.rows.append(["naive sqlite blob (alternative)",
-                            *[f"{m[0]:.2f} [{m[1]:.2f}]" for m in medians],
-                            f"{medians[-1][0] / medians[0][0]:.2f}x"])
+        window.rows.append(
+            [
+                "naive sqlite blob (alternative)",
+                *[f"{m[0]:.2f} [{m[1]:.2f}]" for m in medians],
+                f"{medians[-1][0] / medians[0][0]:.2f}x",
+            ]
+        )
     result.tables += [save, window, conc]
     sq = data["window"].get("sqlite", {})
     nv = data["window"]["naive sqlite blob"]

@@ -121,11 +121,16 @@ async def test_following_next_rebuilds_the_original_exactly(
         calls += 1
         assert calls < 400
         tool_call = call({"ref": ref}, id=f"f{calls}")
-        msg = (await layer.fetch_tool.ainvoke(tool_call, CFG)) if asynchronous else (
-            layer.fetch_tool.invoke(tool_call, CFG))
+        msg = (
+            (await layer.fetch_tool.ainvoke(tool_call, CFG))
+            if asynchronous
+            else (layer.fetch_tool.invoke(tool_call, CFG))
+        )
         assert msg.status == "success", msg.content
-        assert layer.token_counter.count(msg.content) <= layer.pipeline.budget_for(
-            "fetch_tool_result").tokens
+        assert (
+            layer.token_counter.count(msg.content)
+            <= layer.pipeline.budget_for("fetch_tool_result").tokens
+        )
         view = ResultView.from_artifact(msg.artifact)
         assert view is not None
         pieces.append(body_of(msg))
@@ -172,19 +177,31 @@ def test_arguments_override_the_reference_range(layer: ResultLayer) -> None:
     [
         ({"ref": "ref://tool-result/nope"}, CFG, "Invalid reference"),
         ({"ref": "https://example.com"}, CFG, "expected ref://tool-result/"),
-        ({"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"}, CFG,
-         "not found or not accessible"),
+        (
+            {"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"},
+            CFG,
+            "not found or not accessible",
+        ),
         ({"ref": "<REF>", "page": 1, "start_line": 2}, CFG, "one range form"),
         ({"ref": "<REF>", "page": "two"}, CFG, "Invalid arguments"),
         ({"ref": "<REF>", "offset": -1}, CFG, "Invalid arguments"),
         ({"ref": "<REF>", "colour": "red"}, CFG, "Invalid arguments"),
         ({"page": 1}, CFG, "Invalid arguments"),
-        ({"ref": "<REF>"}, {"configurable": {"tenant_id": "acme", "user_id": "eve",
-                                             "thread_id": "t1"}}, "not found or not accessible"),
-        ({"ref": "<REF>"}, {"configurable": {"tenant_id": "acme", "user_id": "ada",
-                                             "thread_id": "t2"}}, "not found or not accessible"),
-        ({"ref": "<REF>"}, {"configurable": {"tenant_id": "other", "user_id": "ada",
-                                             "thread_id": "t1"}}, "not found or not accessible"),
+        (
+            {"ref": "<REF>"},
+            {"configurable": {"tenant_id": "acme", "user_id": "eve", "thread_id": "t1"}},
+            "not found or not accessible",
+        ),
+        (
+            {"ref": "<REF>"},
+            {"configurable": {"tenant_id": "acme", "user_id": "ada", "thread_id": "t2"}},
+            "not found or not accessible",
+        ),
+        (
+            {"ref": "<REF>"},
+            {"configurable": {"tenant_id": "other", "user_id": "ada", "thread_id": "t1"}},
+            "not found or not accessible",
+        ),
     ],
 )
 @pytest.mark.parametrize("asynchronous", [False, True])
@@ -194,8 +211,11 @@ async def test_problems_come_back_as_error_messages(
     ref = stored_ref(layer, make_log(300))
     args = {k: (ref if v == "<REF>" else v) for k, v in args.items()}
     tc = call(args)
-    msg = (await layer.fetch_tool.ainvoke(tc, config)) if asynchronous else (
-        layer.fetch_tool.invoke(tc, config))
+    msg = (
+        (await layer.fetch_tool.ainvoke(tc, config))
+        if asynchronous
+        else (layer.fetch_tool.invoke(tc, config))
+    )
     assert isinstance(msg, ToolMessage)
     assert msg.status == "error"
     assert expected in msg.content
@@ -246,8 +266,9 @@ def test_binary_records_are_shown_as_hex(layer: ResultLayer) -> None:
 
 
 def test_capped_records_say_what_was_lost(tmp_path: Path) -> None:
-    store = SQLResultStore(f"sqlite:///{tmp_path / 'r.db'}", max_record_size=20_000,
-                           min_capped_size=1_000)
+    store = SQLResultStore(
+        f"sqlite:///{tmp_path / 'r.db'}", max_record_size=20_000, min_capped_size=1_000
+    )
     layer = ResultLayer(context_window=16_000, max_result_tokens=800, store=store)
     text = make_log(3_000)
     ref = Reference.parse(stored_ref(layer, text))
@@ -257,8 +278,10 @@ def test_capped_records_say_what_was_lost(tmp_path: Path) -> None:
     assert msg.status == "success"
     assert "exceeded the store's size cap" in msg.content
     assert f"offset {meta.gap_end:,}" in msg.content
-    assert layer.token_counter.count(msg.content) <= layer.pipeline.budget_for(
-        "fetch_tool_result").tokens
+    assert (
+        layer.token_counter.count(msg.content)
+        <= layer.pipeline.budget_for("fetch_tool_result").tokens
+    )
 
 
 def test_a_huge_single_line_is_shown_in_parts(layer: ResultLayer) -> None:
@@ -283,10 +306,17 @@ def test_in_a_tool_node_with_the_graph_config() -> None:
     graph.add_edge(START, "tools")
     graph.add_edge("tools", END)
     app = graph.compile()
-    ai = AIMessage(content="", tool_calls=[
-        {"name": "fetch_tool_result", "args": {"ref": ref, "page": 2, "page_size": 5}, "id": "x1"},
-        {"name": "fetch_tool_result", "args": {"ref": ref, "page": 1}, "id": "x2"},
-    ])
+    ai = AIMessage(
+        content="",
+        tool_calls=[
+            {
+                "name": "fetch_tool_result",
+                "args": {"ref": ref, "page": 2, "page_size": 5},
+                "id": "x1",
+            },
+            {"name": "fetch_tool_result", "args": {"ref": ref, "page": 1}, "id": "x2"},
+        ],
+    )
     out = app.invoke({"messages": [ai]}, CFG)
     results = [m for m in out["messages"] if isinstance(m, ToolMessage)]
     assert [m.tool_call_id for m in results] == ["x1", "x2"]
@@ -298,11 +328,14 @@ def test_in_a_tool_node_with_the_graph_config() -> None:
 
 def test_principal_comes_from_the_callback_when_configured() -> None:
     layer = ResultLayer(
-        context_window=16_000, max_result_tokens=800, store="memory",
+        context_window=16_000,
+        max_result_tokens=800,
+        store="memory",
         principal=lambda cfg: Principal(user=(cfg.get("metadata") or {}).get("who")),
     )
     msg = layer.process_tool_message(
-        ToolMessage(content=make_log(300), tool_call_id="c", name="t"), {"metadata": {"who": "x"}})
+        ToolMessage(content=make_log(300), tool_call_id="c", name="t"), {"metadata": {"who": "x"}}
+    )
     ref = msg.response_metadata["result_layer"]["ref"]
     ok = layer.fetch_tool.invoke(call({"ref": ref}), {"metadata": {"who": "x"}})
     bad = layer.fetch_tool.invoke(call({"ref": ref}), {"metadata": {"who": "y"}})
@@ -316,8 +349,15 @@ def test_tool_schema_is_what_the_model_sees() -> None:
     assert tool is layer.fetch_tool
     assert tool.name == "fetch_tool_result"
     schema = tool.tool_call_schema.model_json_schema()
-    assert set(schema["properties"]) == {"ref", "page", "page_size", "start_line", "end_line",
-                                         "offset", "limit"}
+    assert set(schema["properties"]) == {
+        "ref",
+        "page",
+        "page_size",
+        "start_line",
+        "end_line",
+        "offset",
+        "limit",
+    }
     assert schema["required"] == ["ref"]
     assert "config" not in schema["properties"]
 

@@ -24,8 +24,15 @@ from langchain_result_layer.stores import (
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_URL = os.environ.get("LRL_POSTGRES_URL")
 
-BACKENDS = ["memory", "sqlite_file", "sqlite_memory", "postgres", "langgraph_memory",
-            "langgraph_sqlite", "langgraph_postgres"]
+BACKENDS = [
+    "memory",
+    "sqlite_file",
+    "sqlite_memory",
+    "postgres",
+    "langgraph_memory",
+    "langgraph_sqlite",
+    "langgraph_postgres",
+]
 SQL_BACKENDS = ["sqlite_file", "postgres"]
 POSTGRES_BACKENDS = {"postgres", "langgraph_postgres"}
 
@@ -33,8 +40,7 @@ POSTGRES_BACKENDS = {"postgres", "langgraph_postgres"}
 def backend_params(names: list[str]) -> list[Any]:
     """`pytest.param`s, PostgreSQL ones marked `postgres`."""
     return [
-        pytest.param(n, marks=pytest.mark.postgres) if n in POSTGRES_BACKENDS else n
-        for n in names
+        pytest.param(n, marks=pytest.mark.postgres) if n in POSTGRES_BACKENDS else n for n in names
     ]
 
 
@@ -47,6 +53,7 @@ def require_module(name: str, package: str) -> None:
         if IN_CI:
             pytest.fail(msg)
         pytest.skip(msg)
+
 
 _pg_checked: dict[str, str | None] = {}
 
@@ -115,8 +122,7 @@ def make_store(name: str, tmp_path: Path, **options: Any) -> tuple[Any, Callable
 
         from langgraph.store.sqlite import SqliteStore
 
-        conn = sqlite3.connect(tmp_path / "lg.db", check_same_thread=False,
-                               isolation_level=None)
+        conn = sqlite3.connect(tmp_path / "lg.db", check_same_thread=False, isolation_level=None)
         lg = SqliteStore(conn)
         lg.setup()
         return LangGraphResultStore(lg, **options), conn.close
@@ -128,8 +134,9 @@ def make_store(name: str, tmp_path: Path, **options: Any) -> tuple[Any, Callable
         from psycopg.rows import dict_row
 
         plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
-        pg_conn = Connection.connect(plain, autocommit=True, prepare_threshold=0,
-                                     row_factory=dict_row)
+        pg_conn = Connection.connect(
+            plain, autocommit=True, prepare_threshold=0, row_factory=dict_row
+        )
         pg_store = PostgresStore(pg_conn)
         pg_store.setup()
         label = f"lrl_test_{secrets.token_hex(4)}"
@@ -142,5 +149,3 @@ def make_store(name: str, tmp_path: Path, **options: Any) -> tuple[Any, Callable
 
         return LangGraphResultStore(pg_store, namespace=(label,), **options), cleanup_pg
     raise ValueError(name)
-
-

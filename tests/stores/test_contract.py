@@ -65,16 +65,26 @@ def test_empty_result(store: Any) -> None:
 
 
 def test_line_and_offset_reads_match_python_slicing(store: Any) -> None:
-    data = "".join(f"line {i} " + "x" * (i % 37) + ("\r\n" if i % 5 == 0 else "\n")
-                   for i in range(1, 400)) + "no newline at the end"
+    data = (
+        "".join(
+            f"line {i} " + "x" * (i % 37) + ("\r\n" if i % 5 == 0 else "\n") for i in range(1, 400)
+        )
+        + "no newline at the end"
+    )
     meta = store.put(data, principal=ADA)
     lines = lines_of(data)
     assert meta.line_count == len(lines)
     for a, b in [(1, 1), (1, 400), (10, 20), (399, 399), (400, 400), (401, 500), (250, 10_000)]:
         part = store.read(meta.record_id, principal=ADA, start_line=a, end_line=b)
         assert part.data == "".join(lines[a - 1 : b]), (a, b)
-    for o, n in [(0, 1), (0, len(data)), (5, 100), (len(data) - 3, 10), (len(data), 5),
-                 (len(data) + 10, 5)]:
+    for o, n in [
+        (0, 1),
+        (0, len(data)),
+        (5, 100),
+        (len(data) - 3, 10),
+        (len(data), 5),
+        (len(data) + 10, 5),
+    ]:
         part = store.read(meta.record_id, principal=ADA, offset=o, limit=n)
         assert part.data == data[o : o + n]
         assert part.offset == min(o, len(data))
@@ -296,9 +306,10 @@ def test_concurrent_writers_and_readers_from_threads(store: Any) -> None:
     assert not errors, errors[:3]
     assert len({m.record_id for m, _, _ in metas.values()}) == 32
     for meta, p, data in metas.values():
-        assert store.read(meta.record_id, principal=p, start_line=2, end_line=3).data == (
-            data.split("\n", 1)[0] + "\n"
-        ) * 2
+        assert (
+            store.read(meta.record_id, principal=p, start_line=2, end_line=3).data
+            == (data.split("\n", 1)[0] + "\n") * 2
+        )
 
 
 async def test_concurrent_async_writers_and_readers(store: Any) -> None:

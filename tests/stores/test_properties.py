@@ -24,8 +24,9 @@ texts = st.lists(
 ).map("".join)
 blobs = st.binary(max_size=300)
 
-_SETTINGS = settings(max_examples=60, deadline=None,
-                     suppress_health_check=[HealthCheck.function_scoped_fixture])
+_SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def _lines(data: Any) -> list[Any]:
@@ -49,8 +50,10 @@ def prop_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 
 @_SETTINGS
-@given(data=st.one_of(texts, blobs), ranges=st.lists(
-    st.tuples(st.integers(0, 320), st.integers(0, 320)), min_size=1, max_size=8))
+@given(
+    data=st.one_of(texts, blobs),
+    ranges=st.lists(st.tuples(st.integers(0, 320), st.integers(0, 320)), min_size=1, max_size=8),
+)
 def test_every_offset_range_round_trips(prop_store: Any, data: Any, ranges: list[Any]) -> None:
     meta = prop_store.put(data, principal=OWNER)
     assert prop_store.read(meta.record_id, principal=OWNER).data == data
@@ -61,8 +64,10 @@ def test_every_offset_range_round_trips(prop_store: Any, data: Any, ranges: list
 
 
 @_SETTINGS
-@given(data=st.one_of(texts, blobs), ranges=st.lists(
-    st.tuples(st.integers(1, 60), st.integers(0, 60)), min_size=1, max_size=8))
+@given(
+    data=st.one_of(texts, blobs),
+    ranges=st.lists(st.tuples(st.integers(1, 60), st.integers(0, 60)), min_size=1, max_size=8),
+)
 def test_every_line_range_matches_python_splitting(
     prop_store: Any, data: Any, ranges: list[Any]
 ) -> None:
@@ -76,15 +81,23 @@ def test_every_line_range_matches_python_splitting(
         if expected:
             assert data[part.offset : part.end_offset] == part.data
     # Reading every line one by one rebuilds the original exactly.
-    rebuilt = [prop_store.read(meta.record_id, principal=OWNER, start_line=i, end_line=i).data
-               for i in range(1, len(lines) + 1)]
+    rebuilt = [
+        prop_store.read(meta.record_id, principal=OWNER, start_line=i, end_line=i).data
+        for i in range(1, len(lines) + 1)
+    ]
     assert data[:0].join(rebuilt) == data
 
 
 @_SETTINGS
-@given(data=texts, stranger=st.builds(Principal, tenant=st.sampled_from(["t", "x", None]),
-                                      user=st.sampled_from(["u", "v", None]),
-                                      thread=st.sampled_from(["th", "other", None])))
+@given(
+    data=texts,
+    stranger=st.builds(
+        Principal,
+        tenant=st.sampled_from(["t", "x", None]),
+        user=st.sampled_from(["u", "v", None]),
+        thread=st.sampled_from(["th", "other", None]),
+    ),
+)
 def test_access_is_uniform_and_audited(prop_store: Any, data: str, stranger: Principal) -> None:
     meta = prop_store.put(data, principal=OWNER)
     before = len(prop_store.audit_log(record_id=meta.record_id, limit=1000))

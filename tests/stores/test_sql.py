@@ -119,8 +119,10 @@ def _down_urls(tmp_path: Path) -> list[str]:
     ro = tmp_path / "readonly"
     ro.mkdir()
     ro.chmod(stat.S_IRUSR | stat.S_IXUSR)
-    urls = [f"sqlite:///{tmp_path / 'missing' / 'dir' / 'r.db'}",
-            f"postgresql+psycopg://postgres:postgres@127.0.0.1:{_closed_port()}/nope"]
+    urls = [
+        f"sqlite:///{tmp_path / 'missing' / 'dir' / 'r.db'}",
+        f"postgresql+psycopg://postgres:postgres@127.0.0.1:{_closed_port()}/nope",
+    ]
     if os.geteuid() != 0:  # root ignores directory permissions
         urls.append(f"sqlite:///{ro / 'r.db'}")
     return urls
@@ -154,11 +156,15 @@ async def test_layer_truncates_and_says_plainly_when_the_store_is_down(
     tmp_path: Path, asynchronous: bool
 ) -> None:
     for url in _down_urls(tmp_path):
-        layer = ResultLayer(context_window=8_000, max_result_tokens=500, store=url,
-                            token_counter="approximate")
+        layer = ResultLayer(
+            context_window=8_000, max_result_tokens=500, store=url, token_counter="approximate"
+        )
         msg = ToolMessage(content=BIG, tool_call_id="c1", name="read_log")
-        out = (await layer.aprocess_tool_message(msg)) if asynchronous else (
-            layer.process_tool_message(msg))
+        out = (
+            (await layer.aprocess_tool_message(msg))
+            if asynchronous
+            else (layer.process_tool_message(msg))
+        )
         assert out.tool_call_id == "c1"
         assert out.name == "read_log"
         assert len(out.content) < len(BIG)
@@ -168,10 +174,17 @@ async def test_layer_truncates_and_says_plainly_when_the_store_is_down(
         assert marker["ref"] is None
         assert marker["store_error"]
         # The fetch tool says so too, as an error message, not an exception.
-        call = {"type": "tool_call", "id": "f1", "name": "fetch_tool_result",
-                "args": {"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"}}
-        res = (await layer.fetch_tool.ainvoke(call)) if asynchronous else (
-            layer.fetch_tool.invoke(call))
+        call = {
+            "type": "tool_call",
+            "id": "f1",
+            "name": "fetch_tool_result",
+            "args": {"ref": "ref://tool-result/AAAAAAAAAAAAAAAAAAAAAA/text"},
+        }
+        res = (
+            (await layer.fetch_tool.ainvoke(call))
+            if asynchronous
+            else (layer.fetch_tool.invoke(call))
+        )
         assert isinstance(res, ToolMessage)
         assert res.status == "error"
         assert "unavailable" in res.content
@@ -218,4 +231,7 @@ def test_durable_audit_still_audits_every_read(sql_store_factory: Any) -> None:
         store.read(meta.record_id, principal=Principal(user="eve"))
     log = store.audit_log(record_id=meta.record_id)
     assert [(e.action, e.range, e.granted) for e in log] == [
-        ("read", "all", False), ("read", "lines=2-2", True), ("put", "size=4", True)]
+        ("read", "all", False),
+        ("read", "lines=2-2", True),
+        ("put", "size=4", True),
+    ]

@@ -26,14 +26,16 @@ def test_new_record_id_shape_and_entropy() -> None:
 
 def test_format_and_parse_each_range_form() -> None:
     cases = {
-        f"{REFERENCE_PREFIX}{RID}/rows?page=2&page_size=50": Reference(RID, "rows", page=2,
-                                                                       page_size=50),
+        f"{REFERENCE_PREFIX}{RID}/rows?page=2&page_size=50": Reference(
+            RID, "rows", page=2, page_size=50
+        ),
         f"{REFERENCE_PREFIX}{RID}/log?start_line=41&end_line=140": Reference(
-            RID, "log", start_line=41, end_line=140),
-        f"{REFERENCE_PREFIX}{RID}/text?offset=0&limit=20000": Reference(RID, offset=0,
-                                                                       limit=20_000),
-        f"{REFERENCE_PREFIX}{RID}/json?path=$.items[3]": Reference(RID, "json",
-                                                                   path="$.items[3]"),
+            RID, "log", start_line=41, end_line=140
+        ),
+        f"{REFERENCE_PREFIX}{RID}/text?offset=0&limit=20000": Reference(
+            RID, offset=0, limit=20_000
+        ),
+        f"{REFERENCE_PREFIX}{RID}/json?path=$.items[3]": Reference(RID, "json", path="$.items[3]"),
         f"{REFERENCE_PREFIX}{RID}/text": Reference(RID),
     }
     for text, ref in cases.items():
@@ -115,15 +117,23 @@ def references(draw: st.DrawFn) -> Reference:
     rid, kind = draw(ids), draw(kinds)
     form = draw(st.sampled_from(["none", "page", "lines", "chars", "path"]))
     if form == "page":
-        return Reference(rid, kind, page=draw(st.none() | positive),
-                         page_size=draw(st.none() | st.integers(1, 10_000)))
+        return Reference(
+            rid,
+            kind,
+            page=draw(st.none() | positive),
+            page_size=draw(st.none() | st.integers(1, 10_000)),
+        )
     if form == "lines":
         a = draw(st.none() | positive)
         b = draw(st.none() | st.integers(a or 1, 10**12 - 1))
         return Reference(rid, kind, start_line=a, end_line=b)
     if form == "chars":
-        return Reference(rid, kind, offset=draw(st.none() | st.integers(0, 10**12 - 1)),
-                         limit=draw(st.none() | positive))
+        return Reference(
+            rid,
+            kind,
+            offset=draw(st.none() | st.integers(0, 10**12 - 1)),
+            limit=draw(st.none() | positive),
+        )
     if form == "path":
         return Reference(rid, kind, path=draw(st.text(max_size=40)))
     return Reference(rid, kind)

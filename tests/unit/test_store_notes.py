@@ -33,7 +33,10 @@ def test_capped_block_list_is_announced_even_at_the_smallest_budget() -> None:
     """At 64 tokens a capped list of blocks still says what was not stored (a short note)."""
     store = InMemoryResultStore(max_record_size=20_000, min_capped_size=1_000)
     layer = ResultLayer(
-        context_window=16_000, max_result_tokens=64, max_result_chars=256, store=store,
+        context_window=16_000,
+        max_result_tokens=64,
+        max_result_chars=256,
+        store=store,
         token_counter="tiktoken",
     )
     blocks = [{"type": "text", "text": "😀" * 500} for _ in range(200)]

@@ -109,7 +109,7 @@ def test_slice_paths() -> None:
 
 @pytest.mark.parametrize("indent", [None, 1, 4])
 def test_spans_are_the_raw_text_of_each_value(indent: int | None) -> None:
-    doc = {"k\u00e9y": [1, {"x": "a\\\"b\u2028", "y": None}, [2.5e-3, True]], "z": {}}
+    doc = {"k\u00e9y": [1, {"x": 'a\\"b\u2028', "y": None}, [2.5e-3, True]], "z": {}}
     raw = "  \n" + json.dumps(doc, indent=indent, ensure_ascii=False) + "\n\n"
     paths: list[tuple[str | int, ...]] = [
         (),
@@ -146,8 +146,9 @@ json_values = st.recursive(
     | st.integers(-(10**12), 10**12)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
     max_leaves=30,
 )
 

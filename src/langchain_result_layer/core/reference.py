@@ -245,7 +245,9 @@ class Reference:
         elif len(pieces) == 2 and all(pieces):
             record_id, kind = pieces
         else:
-            raise InvalidReferenceError(text, "expected exactly <id>/<kind> after ref://tool-result/")
+            raise InvalidReferenceError(
+                text, "expected exactly <id>/<kind> after ref://tool-result/"
+            )
         values: dict[str, int | str] = {}
         try:
             pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))

@@ -320,8 +320,13 @@ def read_slice(
     if line_mode and (offset is not None or limit is not None):
         msg = "give a line range or an offset range, not both"
         raise ValueError(msg)
-    for name, value in (("start_line", start_line), ("end_line", end_line), ("offset", offset),
-                        ("limit", limit), ("max_size", max_size)):
+    for name, value in (
+        ("start_line", start_line),
+        ("end_line", end_line),
+        ("offset", offset),
+        ("limit", limit),
+        ("max_size", max_size),
+    ):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             msg = f"{name} must be an integer"
             raise TypeError(msg)
@@ -334,8 +339,15 @@ def read_slice(
         first = max(1, start_line or 1)
         last = total if end_line is None else min(total, end_line)
         if first > total or last < first:
-            return Slice(data=empty, offset=size, end_offset=size, start_line=first,
-                         end_line=first - 1, complete=True, gap_overlap=False)
+            return Slice(
+                data=empty,
+                offset=size,
+                end_offset=size,
+                start_line=first,
+                end_line=first - 1,
+                complete=True,
+                gap_overlap=False,
+            )
         prefetch = getattr(source, "prefetch_lines", None)
         if callable(prefetch):  # one round trip for both ends and what lies between
             prefetch(first - 1 if first > 1 else None, last if last < total else None, max_size)
@@ -364,14 +376,28 @@ def read_slice(
         hi, complete = lo + max_size, False
     if lo >= hi:
         line = _line_at(source, lo, layout)
-        return Slice(data=empty, offset=lo, end_offset=lo, start_line=line, end_line=line - 1,
-                     complete=complete, gap_overlap=in_gap)
+        return Slice(
+            data=empty,
+            offset=lo,
+            end_offset=lo,
+            start_line=line,
+            end_line=line - 1,
+            complete=complete,
+            gap_overlap=in_gap,
+        )
     chunks = source.chunks_in(lo, hi)
     data = _assemble(chunks, lo, hi, empty)
     first_line = _newlines_before(chunks, lo) + 1
     last_line = first_line + count_newlines(data[:-1])
-    return Slice(data=data, offset=lo, end_offset=hi, start_line=first_line, end_line=last_line,
-                 complete=complete, gap_overlap=in_gap)
+    return Slice(
+        data=data,
+        offset=lo,
+        end_offset=hi,
+        start_line=first_line,
+        end_line=last_line,
+        complete=complete,
+        gap_overlap=in_gap,
+    )
 
 
 class ListChunkSource:
@@ -385,9 +411,7 @@ class ListChunkSource:
 
     __slots__ = ("_load", "_nl_before", "_starts", "loaded")
 
-    def __init__(
-        self, starts: Sequence[int], nl_before: Sequence[int], load: _Loader
-    ) -> None:
+    def __init__(self, starts: Sequence[int], nl_before: Sequence[int], load: _Loader) -> None:
         self._starts = starts
         self._nl_before = nl_before
         self._load = load

@@ -117,7 +117,11 @@ class PutPlan:
         if gap is not None:
             logger.warning(
                 "result %s of %r capped by the %s: kept %d of %d units (head and tail)",
-                self.record_id, self.tool_name, decision.reason, kept, self.size,
+                self.record_id,
+                self.tool_name,
+                decision.reason,
+                kept,
+                self.size,
             )
         meta = RecordMeta(
             record_id=self.record_id,

@@ -290,9 +290,7 @@ class ResultStore(Protocol):
         """Delete every expired record; returns how many were deleted."""
         ...
 
-    def audit_log(
-        self, *, record_id: str | None = None, limit: int = 100
-    ) -> list[AuditEntry]:
+    def audit_log(self, *, record_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
         """Most recent audit entries first, optionally for one record."""
         ...
 

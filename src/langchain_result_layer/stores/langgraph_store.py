@@ -231,9 +231,14 @@ class LangGraphResultStore:
         now = self._clock()
         key = f"{time.time_ns():020d}-{secrets.token_hex(4)}"
         value = {
-            "at": now, "tenant": principal.tenant, "user": principal.user,
-            "thread": principal.thread, "record_id": record_id[:128], "action": action,
-            "range": rng, "granted": ok,
+            "at": now,
+            "tenant": principal.tenant,
+            "user": principal.user,
+            "thread": principal.thread,
+            "record_id": record_id[:128],
+            "action": action,
+            "range": rng,
+            "granted": ok,
         }
         return PutOp(self._audit_ns, key, value, index=False)
 
@@ -289,9 +294,15 @@ class LangGraphResultStore:
     ) -> RecordMeta:
         """Store a raw result (see `ResultStore.put`)."""
         plan = plan_put(
-            data, principal=principal, kind=kind, tool_name=tool_name,
-            tool_call_id=tool_call_id, ttl_seconds=ttl_seconds,
-            default_ttl_seconds=self.default_ttl_seconds, extra=extra, record_id=record_id,
+            data,
+            principal=principal,
+            kind=kind,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            ttl_seconds=ttl_seconds,
+            default_ttl_seconds=self.default_ttl_seconds,
+            extra=extra,
+            record_id=record_id,
             now=self._clock(),
         )
         with self._quota_lock:
@@ -302,7 +313,8 @@ class LangGraphResultStore:
             if self.tenant_quota is not None:
                 left = self.tenant_quota - self._usage(plan.principal.tenant, plan.created_at)
             meta, gap = plan.finish(
-                max_record_size=self.max_record_size, quota_left=left,
+                max_record_size=self.max_record_size,
+                quota_left=left,
                 min_capped_size=self.min_capped_size,
             )
             starts: list[int] = []
@@ -318,8 +330,14 @@ class LangGraphResultStore:
                     ops = []
             rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
             # The record item goes last: readers never see a record whose chunks are missing.
-            ops.append(PutOp(self._records_ns, meta.record_id, _meta_value(meta, starts, nl_before),
-                             index=False))
+            ops.append(
+                PutOp(
+                    self._records_ns,
+                    meta.record_id,
+                    _meta_value(meta, starts, nl_before),
+                    index=False,
+                )
+            )
             ops.append(self._audit_op(principal, meta.record_id, "put", rng, True))
             self._batch(ops)
         return meta
@@ -370,8 +388,13 @@ class LangGraphResultStore:
 
         source = ListChunkSource(list(value["starts"]), list(value["nl_before"]), load)
         part = read_slice(
-            layout_of(meta), source, start_line=start_line, end_line=end_line,
-            offset=offset, limit=limit, max_size=max_size,
+            layout_of(meta),
+            source,
+            start_line=start_line,
+            end_line=end_line,
+            offset=offset,
+            limit=limit,
+            max_size=max_size,
         )
         self.stats.add(len(source.loaded))
         return read_result(meta, part, line_mode=line_mode)
@@ -404,7 +427,8 @@ class LangGraphResultStore:
         """Delete expired records (scans the records namespace)."""
         now = self._clock() if now is None else now
         dead = [
-            item.value for item in self._scan(self._records_ns)
+            item.value
+            for item in self._scan(self._records_ns)
             if item.value.get("expires_at") is not None and item.value["expires_at"] <= now
         ]
         for value in dead:
@@ -437,8 +461,9 @@ class LangGraphResultStore:
             out.append(
                 AuditEntry(
                     at=float(v["at"]),
-                    principal=Principal(tenant=v.get("tenant"), user=v.get("user"),
-                                        thread=v.get("thread")),
+                    principal=Principal(
+                        tenant=v.get("tenant"), user=v.get("user"), thread=v.get("thread")
+                    ),
                     record_id=str(v["record_id"]),
                     action=str(v["action"]),
                     range=str(v["range"]),

@@ -128,8 +128,14 @@ class InMemoryResultStore:
         self, now: float, principal: Principal, record_id: str, action: str, rng: str, ok: bool
     ) -> None:
         self._audit.append(
-            AuditEntry(at=now, principal=principal, record_id=record_id, action=action,
-                       range=rng, granted=ok)
+            AuditEntry(
+                at=now,
+                principal=principal,
+                record_id=record_id,
+                action=action,
+                range=rng,
+                granted=ok,
+            )
         )
 
     def _get(self, record_id: str, principal: Principal, action: str, rng: str) -> _Record:
@@ -165,9 +171,15 @@ class InMemoryResultStore:
     ) -> RecordMeta:
         """Store `data` (see `ResultStore.put`)."""
         plan = plan_put(
-            data, principal=principal, kind=kind, tool_name=tool_name,
-            tool_call_id=tool_call_id, ttl_seconds=ttl_seconds,
-            default_ttl_seconds=self.default_ttl_seconds, extra=extra, record_id=record_id,
+            data,
+            principal=principal,
+            kind=kind,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            ttl_seconds=ttl_seconds,
+            default_ttl_seconds=self.default_ttl_seconds,
+            extra=extra,
+            record_id=record_id,
             now=self._clock(),
         )
         with self._lock:
@@ -178,7 +190,8 @@ class InMemoryResultStore:
             if self.tenant_quota is not None:
                 left = self.tenant_quota - self._usage(plan.principal.tenant, plan.created_at)
             meta, gap = plan.finish(
-                max_record_size=self.max_record_size, quota_left=left,
+                max_record_size=self.max_record_size,
+                quota_left=left,
                 min_capped_size=self.min_capped_size,
             )
             chunks = list(iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap))
@@ -231,8 +244,13 @@ class InMemoryResultStore:
 
         source = ListChunkSource(record.starts, record.nl_before, load)
         part = read_slice(
-            layout_of(record.meta), source, start_line=start_line, end_line=end_line,
-            offset=offset, limit=limit, max_size=max_size,
+            layout_of(record.meta),
+            source,
+            start_line=start_line,
+            end_line=end_line,
+            offset=offset,
+            limit=limit,
+            max_size=max_size,
         )
         self.stats.add(len(source.loaded))
         return read_result(record.meta, part, line_mode=line_mode)
@@ -310,4 +328,3 @@ class InMemoryResultStore:
 
     def __repr__(self) -> str:
         return f"InMemoryResultStore(records={len(self._records)}, access={self.access!r})"
-

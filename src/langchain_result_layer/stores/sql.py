@@ -177,8 +177,15 @@ class _SQLChunkSource:
     """Chunk lookups for one read, on one connection."""
 
     __slots__ = (
-        "_cache", "_chunk_size", "_compressed", "_conn", "_is_binary", "_newlines", "_record_id",
-        "_t", "rows",
+        "_cache",
+        "_chunk_size",
+        "_compressed",
+        "_conn",
+        "_is_binary",
+        "_newlines",
+        "_record_id",
+        "_t",
+        "rows",
     )
 
     def __init__(
@@ -261,8 +268,11 @@ class _SQLChunkSource:
     def chunks_in(self, lo: int, hi: int) -> Sequence[Chunk]:
         cached = sorted(self._cache.values(), key=lambda ch: ch.start)
         covering = [ch for ch in cached if ch.end > lo and ch.start < hi]
-        if covering and covering[0].start <= lo and covering[-1].end >= hi and all(
-            a.end == b.start for a, b in itertools.pairwise(covering)
+        if (
+            covering
+            and covering[0].start <= lo
+            and covering[-1].end >= hi
+            and all(a.end == b.start for a, b in itertools.pairwise(covering))
         ):
             return covering
         c = self._t.c
@@ -490,15 +500,11 @@ class SQLResultStore:
             ],
         )
 
-    def _audit(
-        self, principal: Principal, record_id: str, action: str, rng: str, ok: bool
-    ) -> None:
+    def _audit(self, principal: Principal, record_id: str, action: str, rng: str, ok: bool) -> None:
         with self._connection(write=True) as conn:
             self._audit_rows(conn, [(self._clock(), principal, record_id, action, rng, ok)])
 
-    def _fetch_meta(
-        self, conn: Connection, record_id: str
-    ) -> tuple[RecordMeta, str, int] | None:
+    def _fetch_meta(self, conn: Connection, record_id: str) -> tuple[RecordMeta, str, int] | None:
         if not validate_record_id(record_id):
             return None
         r = self.tables.records
@@ -543,9 +549,15 @@ class SQLResultStore:
             ValueError: `record_id` is taken or malformed.
         """
         plan = plan_put(
-            data, principal=principal, kind=kind, tool_name=tool_name,
-            tool_call_id=tool_call_id, ttl_seconds=ttl_seconds,
-            default_ttl_seconds=self.default_ttl_seconds, extra=extra, record_id=record_id,
+            data,
+            principal=principal,
+            kind=kind,
+            tool_name=tool_name,
+            tool_call_id=tool_call_id,
+            ttl_seconds=ttl_seconds,
+            default_ttl_seconds=self.default_ttl_seconds,
+            extra=extra,
+            record_id=record_id,
             now=self._clock(),
         )
         extra_json = json.dumps(plan.extra, default=str, ensure_ascii=True)
@@ -561,7 +573,8 @@ class SQLResultStore:
                     used = self._usage(conn, plan.principal.tenant, plan.created_at)
                     left = self.tenant_quota - used
                 meta, gap = plan.finish(
-                    max_record_size=self.max_record_size, quota_left=left,
+                    max_record_size=self.max_record_size,
+                    quota_left=left,
                     min_capped_size=self.min_capped_size,
                 )
                 conn.execute(
@@ -590,12 +603,14 @@ class SQLResultStore:
                 )
                 batch: list[dict[str, Any]] = []
                 for chunk in iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap):
-                    batch.append({
-                        "record_id": meta.record_id,
-                        "start": chunk.start,
-                        "nl_before": chunk.nl_before,
-                        "data": encode_piece(chunk.data, compress=self.compress),
-                    })
+                    batch.append(
+                        {
+                            "record_id": meta.record_id,
+                            "start": chunk.start,
+                            "nl_before": chunk.nl_before,
+                            "data": encode_piece(chunk.data, compress=self.compress),
+                        }
+                    )
                     if len(batch) >= _WRITE_BATCH:
                         conn.execute(insert(self.tables.chunks), batch)
                         batch = []
@@ -668,12 +683,21 @@ class SQLResultStore:
             if found is not None:
                 meta, codec, chunk_size = found
                 source = _SQLChunkSource(
-                    conn, self.tables, meta.record_id, is_binary=meta.is_binary,
-                    compressed=codec.endswith("+zlib"), chunk_size=chunk_size,
+                    conn,
+                    self.tables,
+                    meta.record_id,
+                    is_binary=meta.is_binary,
+                    compressed=codec.endswith("+zlib"),
+                    chunk_size=chunk_size,
                 )
                 part = read_slice(
-                    layout_of(meta), source, start_line=start_line, end_line=end_line,
-                    offset=offset, limit=limit, max_size=max_size,
+                    layout_of(meta),
+                    source,
+                    start_line=start_line,
+                    end_line=end_line,
+                    offset=offset,
+                    limit=limit,
+                    max_size=max_size,
                 )
                 self.stats.add(source.rows)
                 result = read_result(meta, part, line_mode=line_mode)
