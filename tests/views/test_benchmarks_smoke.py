@@ -10,12 +10,28 @@ from benchmarks import evidence_recall, log_templates, view_speed
 def test_evidence_recall_quick(corpus: Path) -> None:
     result = evidence_recall.run(corpus=corpus, quick=True)
     titles = [t.title for t in result.tables]
-    assert any(t.startswith("evidence target") for t in titles)
+    assert titles[0].startswith("build-log evidence by protocol set")
+    assert any(t.startswith("validation set: every strategy") for t in titles)
+    assert any(t.startswith("public sample") for t in titles)
     assert any(t.startswith("system logs") for t in titles)
-    assert any(t.startswith("cross-validation") for t in titles)
-    target = result.tables[0]
-    names = [row[0] for row in target.rows]
-    assert names == [
+    protocol = result.tables[0]
+    sets = [row[0] for row in protocol.rows]
+    # The headline comes first, at every budget, and the gap is reported at every budget.
+    assert sets[: len(evidence_recall.BUDGETS)] == ["validation (headline)"] * len(
+        evidence_recall.BUDGETS
+    )
+    assert [row[3] for row in protocol.rows if row[0] == "validation (headline)"] == list(
+        evidence_recall.BUDGETS
+    )
+    assert sets.count("gap (tuned - validation)") == len(evidence_recall.BUDGETS)
+    for row in protocol.rows:
+        if row[0].startswith("gap"):
+            continue
+        assert 0.0 <= row[4] <= 1.0
+        assert 0.0 <= row[5] <= 1.0
+        assert row[7] == 0  # no view over budget
+    strategies = next(t for t in result.tables if t.title.startswith("validation set: every"))
+    assert [row[0] for row in strategies.rows] == [
         "chosen view",
         "log view",
         "command view",
@@ -26,13 +42,24 @@ def test_evidence_recall_quick(corpus: Path) -> None:
         "reference rule",
         "deepagents eviction",
     ]
-    for row in target.rows:
-        assert 0.0 <= row[2] <= 1.0
-        assert 0.0 <= row[3] <= 1.0
-    assert result.tables[1].title.startswith("evidence target: chosen view vs")
-    cv = result.data["cross_validation"]
-    assert 0.0 <= cv["held_out_rate"] <= 1.0
-    assert len(cv["folds"]) == 2
+    assert "protocol" in result.data
+    assert "gap" in result.data["protocol"]
+
+
+def test_protocol_split_is_by_repository_and_fixed() -> None:
+    def case(source: str, group: str, case_id: str) -> evidence_recall.Case:
+        return evidence_recall.Case(case_id=case_id, source=source, group=group, raw="", needles=[])
+
+    # Every log of a repository is on the same side, whatever its case id or origin.
+    for group in ("logchunks:vim@vim", "logchunks:php@php-src", "logchunks:jgm@pandoc"):
+        sides = {
+            evidence_recall.is_validation(case(source, group, f"{source}/{group}/{i}"))
+            for source in ("logchunks", "logchunks_train")
+            for i in range(5)
+        }
+        assert len(sides) == 1
+    # Other CI systems are validation as a whole.
+    assert evidence_recall.is_validation(case("cidiff_breakages", "cidiff:jimfs", "x"))
 
 
 def test_deepagents_preview_follows_its_documented_shape() -> None:
