@@ -40,6 +40,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -250,9 +251,8 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     total_bytes = 0
     total_ours = 0.0
     for system in systems:
-        lines = system.raw
-        ours_s = _seconds(lambda: _ours(lines), repeat)
-        drain_s = _seconds(lambda: _drain3(lines), 1) if have_drain else float("nan")
+        ours_s = _seconds(partial(_ours, system.raw), repeat)
+        drain_s = _seconds(partial(_drain3, system.raw), 1) if have_drain else float("nan")
         total_bytes += system.bytes
         total_ours += ours_s
         speed.rows.append(
