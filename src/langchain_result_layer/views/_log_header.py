@@ -32,8 +32,8 @@ WILDCARD = "<*>"
 
 _MASK_PATTERNS: tuple[str, ...] = (
     # URLs and e-mail addresses.
-    r"[a-zA-Z][\w+.-]*://\S+",
-    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",
+    r"(?<![\w+.-])[a-zA-Z][\w+.-]*://\S+",
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",
     # Host names that hold numbers (`host-10-2-3-4.example.net`).
     r"(?<![\w.-])(?=[\w.-]*\d)[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*\.[a-zA-Z]{2,}(?![\w.(-])",
     # UUIDs, IPv4 (optional port), MAC addresses.

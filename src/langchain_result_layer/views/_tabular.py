@@ -281,8 +281,8 @@ JSON_ARRAY = "json_array"
 JSONL = "jsonl"
 DELIMITED = "delimited"
 
-_JSON_ARRAY_RE = re.compile(r"\s*\[\s*\{")
-_SEPARATOR_RE = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*[|+])*\s*:?-+:?\s*\|?\s*$")
+_JSON_ARRAY_RE = re.compile(r"(?<!\s)\s*\[\s*\{")
+_CELL_SPLIT_RE = re.compile(r"[|+]")
 _PSQL_FOOTER_RE = re.compile(r"^\(\d+ rows?\)$")
 _LOG_MILLIS_RE = re.compile(r"(\d\d:\d\d:\d\d),(\d{3})(?!\d)")
 _ANSI_RE = re.compile(r"\x1b\[")
@@ -395,7 +395,24 @@ def _strip_cr(line: str) -> str:
 
 
 def _is_separator(line: str) -> bool:
-    return line.count("-") >= 3 and _SEPARATOR_RE.match(line) is not None
+    """A markdown or psql rule line (`|---|:--:|`, `----+----`), checked in linear time.
+
+    Cells (between `|` or `+`, the outer pipes optional) are dashes with optional `:` ends.
+    """
+    body = line.strip()
+    if body.count("-") < 3 or body.strip("|+:- \t"):
+        return False
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|"):
+        body = body[:-1]
+    for cell in _CELL_SPLIT_RE.split(body):
+        dashes = cell.strip()
+        dashes = dashes[1:] if dashes.startswith(":") else dashes
+        dashes = dashes[:-1] if dashes.endswith(":") else dashes
+        if not dashes or dashes.strip("-"):
+            return False
+    return True
 
 
 def split_line(line: str, layout: TextLayout) -> list[str]:
