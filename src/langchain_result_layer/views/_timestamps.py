@@ -250,6 +250,14 @@ class TimeRange:
             tell (`None` otherwise).
         stamped_lines: Lines that start with a timestamp of this format (in the scanned part).
         scanned_lines: Lines scanned.
+        in_order: Whether the timestamps never go back in line order (over the lines scanned).
+
+    Example:
+        ```python
+        r = time_range(["2024-01-02 10:00:30 b", "2024-01-02 10:00:00 a"])
+        assert r is not None and not r.in_order
+        assert r.text == "2024-01-02 10:00:00 to 2024-01-02 10:00:30 (lines not in time order)"
+        ```
     """
 
     format: str
@@ -260,6 +268,18 @@ class TimeRange:
     span_seconds: float | None
     stamped_lines: int
     scanned_lines: int
+    in_order: bool = True
+
+    @property
+    def text(self) -> str:
+        """The range as the views print it: earliest to latest, never backwards.
+
+        When the lines are not in time order it says so (the first and last lines' stamps
+        are then not the range).
+        """
+        if self.in_order:
+            return f"{self.first[0]} to {self.last[0]}"
+        return f"{self.earliest} to {self.latest} (lines not in time order)"
 
 
 def time_range(
@@ -331,6 +351,8 @@ def time_range_of_parts(
     earliest: tuple[dt.datetime, str] | None = None
     latest: tuple[dt.datetime, str] | None = None
     stamped = 0
+    in_order = True
+    previous: dt.datetime | None = None
     for line_no, line in numbered:
         match = fmt.pattern.search(line, 0, _PREFIX)
         if match is None or match.start() > 48:
@@ -339,6 +361,9 @@ def time_range_of_parts(
         if when is None:
             continue
         stamped += 1
+        if previous is not None and when < previous:
+            in_order = False
+        previous = when
         text = match.group(0).strip("[]")
         if first is None:
             first = (text, line_no)
@@ -361,4 +386,5 @@ def time_range_of_parts(
         span_seconds=span,
         stamped_lines=stamped,
         scanned_lines=len(numbered),
+        in_order=in_order,
     )

@@ -437,7 +437,7 @@ class LogView(ResultViewBuilder):
         time = s.get("time")
         if isinstance(time, Mapping):
             span = _duration(time.get("span_seconds"))
-            facts.append(f"time {time['first']} to {time['last']}" + (f" ({span})" if span else ""))
+            facts.append(f"time {time['range']}" + (f" ({span})" if span else ""))
         levels = s.get("levels") or {}
         if levels:
             where = (
@@ -559,6 +559,8 @@ def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
             "latest": t.latest,
             "span_seconds": t.span_seconds,
             "stamped_lines": t.stamped_lines,
+            "in_order": t.in_order,
+            "range": t.text,
         }
     if data.error_kinds:
         summary["error_kind_count"] = len(data.error_kinds)
@@ -572,7 +574,7 @@ def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
             summary["top_template_share"] = ordered[0].count / sample
     head = [plural(analysis.total_lines, "line")]
     if data.time is not None:
-        head.append(f"{data.time.first[0]} to {data.time.last[0]}")
+        head.append(data.time.text)
     if analysis.error_lines:
         head.append(plural(len(analysis.error_lines), "error line"))
     summary["headline"] = "log: " + ", ".join(head)

@@ -88,10 +88,12 @@ from langchain_result_layer.views._tabular import (
     looks_like_rows,
     parse_text_rows,
     rows_from_jsonl,
+    split_line,
     table_from_payload,
     text_rows,
     to_jsonl,
 )
+from langchain_result_layer.views._timestamps import detect_format
 from langchain_result_layer.views.base import (
     FetchSliceError,
     FetchSteps,
@@ -110,6 +112,9 @@ _MAX_SUMMARY_COLUMNS = 40
 _TOP_SHOWN = 5
 _TEXT_FALLBACK = TextView()
 _TAIL_LINES = 64
+_TABLE_SCORE = 0.85
+"""A delimited table's sniff score: above the log view's (0.8), so tabular text wins."""
+_STAMP_SAMPLE = 200
 _PAGE_READ_MIN_CHARS = 1 << 20
 """A page read returns at least this many characters (rows are clipped for display, so
 their raw text may be much longer than what is shown)."""
@@ -516,6 +521,15 @@ def _utf8_len(text: str) -> int:
 # --------------------------------------------------------------------------- the view
 
 
+def _stamp_led(prefix: str, layout: TextLayout) -> bool:
+    """Whether the first field of most sampled lines of a table is a timestamp."""
+    lines = [ln for ln in prefix.split("\n")[layout.data_start :][:_STAMP_SAMPLE] if ln.strip()]
+    if len(prefix) >= SNIFF_PREFIX_CHARS:
+        lines = lines[:-1]  # the last line may be cut
+    firsts = [fields[0] for fields in (split_line(ln, layout) for ln in lines) if fields]
+    return bool(firsts) and detect_format(firsts) is not None
+
+
 class RowsView(ResultViewBuilder):
     """Rows with a count, column summaries, a page of rows and a next-page reference.
 
@@ -541,7 +555,14 @@ class RowsView(ResultViewBuilder):
                 return 0.0
             if layout.format == "json_array":
                 return 0.8 if _first_element_is_object(prefix) else 0.0
-            return 0.8 if layout.format == JSONL else 0.7
+            if layout.format == JSONL:
+                return 0.8
+            # A table wins over the log view (a date column, a `failed` status column are
+            # cells, not a log's header and levels) unless, with no header row, its lines
+            # start with a timestamp: a log whose fields are delimited.
+            if layout.header or not _stamp_led(prefix, layout):
+                return _TABLE_SCORE
+            return 0.7
         return 0.95 if looks_like_rows(payload) else 0.0
 
     def prepare(self, payload: object) -> Prepared:

@@ -1,0 +1,208 @@
+"""The template miner: grouping accuracy on held-out loghub systems, header detection on
+common log formats, and properties (deterministic, one template per line, bounded memory)."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from benchmarks.log_templates import grouping_accuracy, leave_one_out, load_systems
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langchain_result_layer.views._log_header import TokenMasker, message_offset
+from langchain_result_layer.views._templates import (
+    WILDCARD,
+    TemplateSettings,
+    mine_templates,
+)
+
+# A small grid for the test's leave-one-system-out run (the benchmark uses a larger one).
+_GRID = [
+    TemplateSettings(max_constant_values=k, min_value_lines=m) for k in (3, 4, 6) for m in (1, 2)
+]
+
+
+def test_grouping_accuracy_on_held_out_systems(corpus: Path) -> None:
+    """Every system of the corpus, scored with settings chosen on the *other* systems.
+
+    Floors: the issue's target for the mean (0.90; measured 0.942 on the public seven), and
+    0.75 for any one system (the lowest held-out system measured 0.815).
+    """
+    systems = load_systems(corpus)
+    if len(systems) < 2:
+        pytest.skip("needs at least two labelled system logs")
+    held, _ = leave_one_out(systems, _GRID)
+    assert sum(held.values()) / len(held) >= 0.90, held
+    assert min(held.values()) >= 0.75, held
+
+
+def test_default_settings_beat_drain3_on_raw_lines(corpus: Path) -> None:
+    drain3 = pytest.importorskip("drain3")
+    from benchmarks.log_templates import _drain3
+
+    assert drain3 is not None
+    systems = load_systems(corpus)[:3]
+    if not systems:
+        pytest.skip("no labelled system logs")
+    for system in systems:
+        ours = grouping_accuracy(
+            mine_templates(system.raw, strip_header=True).assignments, system.truth
+        )
+        theirs = grouping_accuracy(_drain3(system.raw), system.truth)
+        assert ours >= theirs, (system.name, ours, theirs)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "081109 203518 143 INFO dfs.DataNode$DataXceiver: Receiving block blk_-16089",
+            "Receiving block blk_-16089",
+        ),
+        (
+            "2015-10-18 18:01:47,978 INFO [main] org.apache.hadoop.mapreduce.v2.app.MRAppMaster: "
+            "Created MRAppMaster for application appattempt_1445144423722_0020_000001",
+            "Created MRAppMaster for application appattempt_1445144423722_0020_000001",
+        ),
+        (
+            "- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond(pam_unix)[2915]: "
+            "session closed for user root",
+            "session closed for user root",
+        ),
+        (
+            "- 1131566461 2005.11.09 tbird-admin1 Nov 10 03:01:01 local@tbird-admin1 "
+            "postfix/postdrop[10896]: warning: unable to look up public/pickup",
+            "warning: unable to look up public/pickup",
+        ),
+        (
+            "[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok /etc/httpd/conf/w2.properties",
+            "workerEnv.init() ok /etc/httpd/conf/w2.properties",
+        ),
+        (
+            "[10.30 16:49:06] chrome.exe - proxy.example.org:5070 open through proxy",
+            "proxy.example.org:5070 open through proxy",
+        ),
+        (
+            "Dec 10 06:55:46 LabSZ sshd[24200]: reverse mapping checking getaddrinfo failed",
+            "reverse mapping checking getaddrinfo failed",
+        ),
+        (
+            "Jul  1 09:00:55 calvisitor-10-105-160-95 kernel[0]: IOThunderboltSwitch<0>(0x0) up",
+            "IOThunderboltSwitch<0>(0x0) up",
+        ),
+        (
+            "Jul  2 11:39:01 authorMacBook-Pro com.apple.xpc.launchd[1] "
+            "(com.apple.xpc.launchd.domain.pid.WebContent.35385): Service exited",
+            "Service exited",
+        ),
+        (
+            "- 1122957336 2005.08.02 UNKNOWN_LOCATION 2005-08-02-21.15.36.811548 "
+            "UNKNOWN_LOCATION NULL DISCOVERY SEVERE Can not get assembly information",
+            "Can not get assembly information",
+        ),
+        (
+            "2015-07-29 17:41:44,747 - INFO  [main:Quorum@774] - Notification time out: 3200",
+            "Notification time out: 3200",
+        ),
+        (
+            "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
+            "onStandStepChanged 3579",
+        ),
+        ("plain text without any header at all", "plain text without any header at all"),
+    ],
+)
+def test_message_offset_on_common_formats(line: str, message: str) -> None:
+    assert line[message_offset(line) :] == message
+
+
+def test_masking_keeps_words_and_masks_values() -> None:
+    masker = TokenMasker()
+    assert masker.tokens('user=root uid=0 flags=0x1, tag="View Lock", took 5.4 KB') == [
+        "user=root",
+        "uid=<*>",
+        "flags=<*>,",
+        'tag=<*>",',
+        "took",
+        "<*>",
+    ]
+    assert masker.mask("blk_-1608999687919862906") == "blk_<*>"
+    assert masker.mask("10.250.19.102:54106") == "<*>"
+    assert masker.mask("d54b44eb-2d1a-4aa2-ba6b-074d35f8f12c") == "<*>"
+
+
+def test_one_word_differences_of_frequent_lines_are_templates() -> None:
+    lines = []
+    for i in range(60):
+        kind = "bytes" if i % 3 else "values"
+        lines.append(f"Block rdd_{i}_{i + 1} stored as {kind} in memory (size {i}.5 KB)")
+    lines += [f"session opened for user u{i} by (uid={i})" for i in range(20)]
+    result = mine_templates(lines)
+    assert len({result.assignments[i] for i in range(60) if i % 3}) == 1
+    assert result.assignments[0] != result.assignments[1]
+    assert len(set(result.assignments[60:])) == 1
+    assert len(result.templates) == 3
+
+
+_WORDS = st.sampled_from(["open", "close", "user", "root", "disk", "ERROR", "INFO", "=", "-"])
+_TOKENS = st.one_of(_WORDS, st.integers(0, 10**6).map(str), st.text(min_size=1, max_size=6))
+_LINES = st.lists(st.lists(_TOKENS, max_size=12).map(" ".join), max_size=60)
+
+
+@given(_LINES, st.booleans())
+def test_miner_assigns_every_line_to_exactly_one_template(lines: list[str], strip: bool) -> None:
+    result = mine_templates(lines, strip_header=strip)
+    assert len(result.assignments) == len(lines)
+    assert sorted({t.template_id for t in result.templates}) == list(range(len(result.templates)))
+    assert set(result.assignments) == {t.template_id for t in result.templates}
+    assert sum(t.count for t in result.templates) == len(lines)
+    for template in result.templates:
+        members = [i for i, tid in enumerate(result.assignments) if tid == template.template_id]
+        assert members[0] == template.first_index
+        assert members[-1] == template.last_index
+        assert len(members) == template.count
+    # Templates come in order of first appearance.
+    firsts = [t.first_index for t in result.templates]
+    assert firsts == sorted(firsts)
+
+
+@given(_LINES, st.booleans())
+def test_miner_is_deterministic_and_templates_describe_their_lines(
+    lines: list[str], strip: bool
+) -> None:
+    first = mine_templates(lines, strip_header=strip)
+    again = mine_templates(list(lines), strip_header=strip)
+    assert first.assignments == again.assignments
+    assert [t.tokens for t in first.templates] == [t.tokens for t in again.templates]
+    masker = TokenMasker()
+    for index, line in enumerate(lines):
+        if strip:
+            continue
+        tokens = masker.tokens(line)
+        template = first.templates[first.assignments[index]]
+        if len(template.tokens) == len(tokens):
+            assert all(t in (WILDCARD, x) for t, x in zip(template.tokens, tokens, strict=True))
+
+
+def test_miner_memory_is_linear_in_its_input() -> None:
+    lines = [
+        f"worker {i % 97} finished job {i} in {i % 50}ms on host-{i % 13}" for i in range(20_000)
+    ]
+    lines += [f"token{i} " * 40 for i in range(2_000)]  # long lines of distinct words
+    size = sum(len(line) for line in lines)
+    tracemalloc.start()
+    try:
+        result = mine_templates(lines, strip_header=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(result.assignments) == len(lines)
+    assert peak <= 30 * size + (4 << 20), (peak, size)
+
+
+def test_tokens_beyond_the_cap_become_one_variable() -> None:
+    settings = TemplateSettings(max_tokens=8)
+    lines = [" ".join(f"w{j}x" for j in range(i, i + 50)) for i in range(3)]
+    result = mine_templates(lines, settings=settings)
+    assert all(len(t.tokens) <= 8 for t in result.templates)
