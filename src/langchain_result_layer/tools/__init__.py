@@ -11,6 +11,8 @@ Example:
 from __future__ import annotations
 
 from langchain_result_layer.tools.sql import (
+    DatabaseUnreachableError,
+    QueryTimeoutError,
     ReadOnlySQLDatabase,
     ReadOnlyViolationError,
     SQLQueryResult,
@@ -19,6 +21,8 @@ from langchain_result_layer.tools.sql import (
 )
 
 __all__ = [
+    "DatabaseUnreachableError",
+    "QueryTimeoutError",
     "ReadOnlySQLDatabase",
     "ReadOnlyViolationError",
     "SQLQueryResult",

@@ -8,14 +8,21 @@ The tool runs one query and returns `(content, artifact)`:
   view (count, column summaries, first page, next-page reference);
 - `artifact`: `{"columns", "row_count", "truncated", "query", "elapsed_ms"}`.
 
-Writes are refused twice:
+The tool is read-only by construction, not by keyword filtering: the database parses the
+query and refuses anything but one read-only query (see `_sql_sessions`):
 
-1. **the connection is read-only**: SQLite files are opened with `mode=ro` (and every SQLite
-   connection runs `PRAGMA query_only = ON`); PostgreSQL transactions are started
-   `READ ONLY`;
-2. **the statement is checked** before it runs: one statement, starting with `SELECT`,
-   `WITH`, `VALUES`, `EXPLAIN`, `SHOW` or `TABLE`, with no data- or schema-changing keyword
-   outside string literals and comments.
+- **PostgreSQL** (psycopg 3): the query runs as a server-side cursor
+  (`DECLARE ... CURSOR FOR <query>`, extended protocol: one statement, a query only) in a
+  `READ ONLY` transaction with a statement timeout and a lock timeout; the session is reset
+  (`DISCARD ALL`, which also releases advisory locks) before the pooled connection is reused;
+  built-in functions whose effects escape the transaction (`pg_terminate_backend`, advisory
+  locks, large objects, server files, `set_config`, ...) are refused by name;
+- **SQLite**: files are opened `mode=ro`, connections run `PRAGMA query_only = ON`, and an
+  authorizer refuses every statement but a `SELECT` (SQLite reports each action it is about
+  to take while it prepares the query); a progress handler enforces the statement timeout.
+
+Connect as a role that can only read what the model may read: functions that users and
+extensions define are that role's responsibility (docs/security.md).
 
 Example:
     ```python
@@ -31,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,14 +47,28 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, Field
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from langchain_result_layer.core.jsonable import to_jsonable
 from langchain_result_layer.errors import ResultLayerError
+from langchain_result_layer.tools._sql_policy import ReadOnlyViolationError, check_read_only
+from langchain_result_layer.tools._sql_sessions import (
+    Fetched,
+    QueryTimeoutError,
+    SessionLimits,
+    fetch_postgres,
+    fetch_sqlite,
+    reset_postgres,
+    start_postgres,
+    start_sqlite,
+    translate_postgres_error,
+)
 
 __all__ = [
+    "DatabaseUnreachableError",
+    "QueryTimeoutError",
     "ReadOnlySQLDatabase",
     "ReadOnlyViolationError",
     "SQLQueryResult",
@@ -59,125 +79,17 @@ __all__ = [
 DEFAULT_MAX_ROWS = 10_000
 """Rows fetched at most per query (the artifact says when a result was cut)."""
 
-_ALLOWED_FIRST = {"SELECT", "WITH", "VALUES", "EXPLAIN", "SHOW", "TABLE"}
-_FORBIDDEN = {
-    "INSERT",
-    "UPDATE",
-    "DELETE",
-    "MERGE",
-    "UPSERT",
-    "REPLACE",
-    "CREATE",
-    "DROP",
-    "ALTER",
-    "TRUNCATE",
-    "GRANT",
-    "REVOKE",
-    "ATTACH",
-    "DETACH",
-    "VACUUM",
-    "REINDEX",
-    "ANALYZE",
-    "COPY",
-    "CALL",
-    "DO",
-    "EXECUTE",
-    "EXEC",
-    "LOCK",
-    "COMMENT",
-    "SET",
-    "RESET",
-    "PRAGMA",
-    "INTO",
-    "REFRESH",
-    "CLUSTER",
-    "DISCARD",
-    "LISTEN",
-    "NOTIFY",
-    "LOAD",
-    "SECURITY",
-    "PREPARE",
-    "DEALLOCATE",
-    "BEGIN",
-    "COMMIT",
-    "ROLLBACK",
-    "SAVEPOINT",
-    "RELEASE",
-    "IMPORT",
-}
-_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
-_STRIP_RE = re.compile(
-    r"""
-    --[^\n]*                      # line comment
-    | /\*.*?\*/                   # block comment
-    | '(?:[^']|'')*'              # string literal
-    | "(?:[^"]|"")*"              # quoted identifier
-    | `[^`]*`                     # MySQL/SQLite quoted identifier
-    | \[[^\]]*\]                  # SQLite/SQL Server quoted identifier
-    | \$(\w*)\$.*?\$\1\$          # PostgreSQL dollar quoting
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+_CONNECT_TIMEOUT_S = 10
 
 
-class ReadOnlyViolationError(ResultLayerError, ValueError):
-    """A query would change data or schema, or holds more than one statement.
+class DatabaseUnreachableError(ResultLayerError, ConnectionError):
+    """The SQL tool could not connect (its message names no host, user or database).
 
     Example:
         ```python
-        try:
-            check_read_only("DELETE FROM t")
-        except ReadOnlyViolationError as exc:
-            print(exc)
+        error = DatabaseUnreachableError("the database could not be reached")
         ```
     """
-
-
-def check_read_only(query: str) -> str:
-    """Check that `query` is one read-only statement; return it without a final `;`.
-
-    Args:
-        query: The SQL.
-
-    Returns:
-        The statement, stripped.
-
-    Raises:
-        ReadOnlyViolationError: With a message that says what was refused.
-
-    Example:
-        ```python
-        assert check_read_only("SELECT 1;") == "SELECT 1"
-        ```
-    """
-    if not isinstance(query, str) or not query.strip():
-        msg = "the query is empty"
-        raise ReadOnlyViolationError(msg)
-    statement = query.strip()
-    while statement.endswith(";"):
-        statement = statement[:-1].rstrip()
-    bare = _STRIP_RE.sub(" ", statement)
-    if "'" in bare or "/*" in bare:
-        msg = "the query has an unterminated string literal or comment"
-        raise ReadOnlyViolationError(msg)
-    if ";" in bare:
-        msg = "only one statement per query is allowed"
-        raise ReadOnlyViolationError(msg)
-    words = [w.upper() for w in _WORD_RE.findall(bare)]
-    if not words or words[0] not in _ALLOWED_FIRST:
-        first = words[0] if words else "?"
-        msg = (
-            f"only read-only queries are allowed (SELECT, WITH, VALUES, EXPLAIN, SHOW); got {first}"
-        )
-        raise ReadOnlyViolationError(msg)
-    bad = sorted({w for w in words if w in _FORBIDDEN})
-    if words[0] == "EXPLAIN" and "ANALYZE" in bad:
-        # EXPLAIN ANALYZE runs the statement: allowed only for a read-only one.
-        bad.remove("ANALYZE")
-    if bad:
-        msg = f"the query uses {', '.join(bad)}, which is not allowed in a read-only query"
-        raise ReadOnlyViolationError(msg)
-    return statement
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,26 +143,45 @@ class SQLQueryResult:
         }
 
 
-def _read_only_url(url: str) -> tuple[str, dict[str, Any]]:
+def _engine_for(url: str, limits: SessionLimits) -> Engine:
+    """An engine for `url`: SQLite files opened `mode=ro`; PostgreSQL on psycopg 3."""
     parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite":
-        return url, {}
+    backend = parsed.get_backend_name()
+    if backend == "postgresql":
+        options = "-c default_transaction_read_only=on"
+        if limits.statement_timeout_ms is not None:
+            options += f" -c statement_timeout={int(limits.statement_timeout_ms)}"
+        return create_engine(
+            parsed.set(drivername="postgresql+psycopg"),
+            connect_args={"connect_timeout": _CONNECT_TIMEOUT_S, "options": options},
+            pool_pre_ping=True,
+        )
+    if backend != "sqlite":
+        return create_engine(parsed)
     database = parsed.database or ""
     if database in ("", ":memory:") or database.startswith("file:"):
-        return url, {}
+        return create_engine(parsed)
     path = Path(database).expanduser().resolve()
-    ro = f"sqlite:///file:{path.as_posix()}?mode=ro&uri=true"
-    return ro, {}
+    return create_engine(f"sqlite:///file:{path.as_posix()}?mode=ro&uri=true")
 
 
 class ReadOnlySQLDatabase:
-    """Runs read-only queries on a SQLAlchemy engine.
+    """Runs read-only queries on a SQLAlchemy engine (PostgreSQL on psycopg 3, or SQLite).
 
     Args:
-        db: A database URL (`sqlite:///path.db`, `postgresql+psycopg://...`) or an `Engine`.
-            SQLite files given by URL are opened with `mode=ro`.
+        db: A database URL (`sqlite:///path.db`, `postgresql+psycopg://...`; a plain
+            `postgresql://` URL is run on psycopg 3) or an `Engine`. SQLite files given by URL
+            are opened with `mode=ro`; PostgreSQL engines made here connect with
+            `default_transaction_read_only=on` and a 10 s connect timeout.
         max_rows: Most rows fetched per query.
-        statement_timeout_ms: PostgreSQL `statement_timeout` for each query (`None`: none).
+        statement_timeout_ms: Longest a query may run (PostgreSQL `statement_timeout`;
+            SQLite: a progress handler). `None`: no limit.
+        lock_timeout_ms: Longest a query may wait for a lock (PostgreSQL `lock_timeout`,
+            SQLite busy timeout). `None`: no limit.
+
+    Raises:
+        ValueError: For a database other than PostgreSQL on psycopg 3 or SQLite (their
+            drivers are what refuses a second statement).
 
     Example:
         ```python
@@ -265,63 +196,92 @@ class ReadOnlySQLDatabase:
         *,
         max_rows: int = DEFAULT_MAX_ROWS,
         statement_timeout_ms: int | None = 30_000,
+        lock_timeout_ms: int | None = 5_000,
     ) -> None:
         if max_rows < 1:
             msg = f"max_rows must be positive, got {max_rows}"
             raise ValueError(msg)
-        if isinstance(db, Engine):
-            self.engine = db
-        else:
-            url, kwargs = _read_only_url(db)
-            self.engine = create_engine(url, **kwargs)
+        self.limits = SessionLimits(
+            statement_timeout_ms=statement_timeout_ms, lock_timeout_ms=lock_timeout_ms
+        )
+        self.engine = db if isinstance(db, Engine) else _engine_for(db, self.limits)
         self.max_rows = max_rows
-        self.statement_timeout_ms = statement_timeout_ms
         self.dialect = self.engine.dialect.name
+        driver = self.engine.dialect.driver
+        if (self.dialect, driver) not in (("postgresql", "psycopg"), ("sqlite", "pysqlite")):
+            msg = (
+                "the read-only SQL tool runs on PostgreSQL with psycopg 3 "
+                "(postgresql+psycopg://) or on SQLite; got "
+                f"{self.dialect}+{driver}"
+            )
+            raise ValueError(msg)
         if self.dialect == "sqlite":
             event.listen(self.engine, "connect", _sqlite_query_only)
 
+    @property
+    def statement_timeout_ms(self) -> int | None:
+        """The statement timeout in milliseconds (`None`: none)."""
+        return self.limits.statement_timeout_ms
+
     @contextmanager
     def _connection(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        """A connection in a read-only session; reset (PostgreSQL) when it goes back."""
+        try:
+            conn = self.engine.connect()
+        except Exception as exc:
+            msg = "the database could not be reached (no connection was made)"
+            raise DatabaseUnreachableError(msg) from exc
+        with conn:
             if self.dialect == "postgresql":
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
-                if self.statement_timeout_ms is not None:
-                    conn.exec_driver_sql(
-                        f"SET LOCAL statement_timeout = {int(self.statement_timeout_ms)}"
-                    )
-            elif self.dialect == "sqlite":
-                conn.exec_driver_sql("PRAGMA query_only = ON")
+                try:
+                    start_postgres(conn, self.limits)
+                    yield conn
+                finally:
+                    reset_postgres(conn)
+            else:
+                start_sqlite(conn, self.limits)
+                try:
+                    yield conn
+                finally:
+                    conn.rollback()
+
+    def _fetch(self, statement: str) -> Fetched:
+        with self._connection() as conn:
+            if self.dialect == "sqlite":
+                return fetch_sqlite(conn, statement, self.max_rows, self.limits)
             try:
-                yield conn
-            finally:
-                conn.rollback()
+                return fetch_postgres(conn, statement, self.max_rows)
+            except Exception as exc:
+                translated = translate_postgres_error(exc, statement, self.limits)
+                if translated is exc:
+                    raise
+                raise translated from exc
 
     def run(self, query: str) -> SQLQueryResult:
         """Run one read-only query.
 
         Args:
-            query: The SQL (one read-only statement).
+            query: The SQL (one read-only query).
 
         Returns:
             Columns and up to `max_rows` rows.
 
         Raises:
-            ReadOnlyViolationError: When the statement is not read-only.
-            sqlalchemy.exc.SQLAlchemyError: When the database refuses the query.
+            ReadOnlyViolationError: When the database (or `check_read_only`) refuses the query
+                as not one read-only query.
+            QueryTimeoutError: When the query ran past its statement or lock timeout.
+            DatabaseUnreachableError: When no connection could be made.
+            Exception: What the driver raises for any other database error.
         """
         statement = check_read_only(query)
         start = time.perf_counter()
-        with self._connection() as conn:
-            result = conn.execute(text(statement))
-            if not result.returns_rows:
-                return SQLQueryResult([], [], False, (time.perf_counter() - start) * 1000)
-            columns = [str(c) for c in result.keys()]  # noqa: SIM118 - a Result, not a dict
-            fetched = result.fetchmany(self.max_rows + 1)
-            truncated = len(fetched) > self.max_rows
-            rows = [
-                {col: to_jsonable(value) for col, value in zip(columns, row, strict=False)}
-                for row in fetched[: self.max_rows]
-            ]
+        fetched = self._fetch(statement)
+        columns = fetched.columns
+        rows = [
+            {col: to_jsonable(value) for col, value in zip(columns, row, strict=False)}
+            for row in fetched.rows[: self.max_rows]
+        ]
+        truncated = len(fetched.rows) > self.max_rows
         return SQLQueryResult(columns, rows, truncated, (time.perf_counter() - start) * 1000)
 
     async def arun(self, query: str) -> SQLQueryResult:
@@ -354,7 +314,7 @@ def _sqlite_query_only(dbapi_connection: Any, _record: Any) -> None:
 
 
 class _QueryArgs(BaseModel):
-    query: str = Field(description="One read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN).")
+    query: str = Field(description="One read-only SQL query (SELECT, WITH, VALUES).")
 
 
 def create_sql_query_tool(
@@ -390,9 +350,14 @@ def create_sql_query_tool(
         db if isinstance(db, ReadOnlySQLDatabase) else ReadOnlySQLDatabase(db, max_rows=max_rows)
     )
     if description is None:
+        allowed = (
+            "SELECT, WITH, VALUES, TABLE"
+            if database.dialect == "postgresql"
+            else "SELECT, WITH, VALUES, EXPLAIN"
+        )
         description = (
             f"Run one read-only SQL query ({database.dialect}) and get the rows as JSON. "
-            "Only SELECT/WITH/VALUES/EXPLAIN are allowed."
+            f"Only one query per call: {allowed}."
         )
         if list_tables:
             try:
@@ -430,5 +395,7 @@ def create_sql_query_tool(
 def _tool_error(exc: Exception) -> ToolException:
     if isinstance(exc, ReadOnlyViolationError):
         return ToolException(f"Refused: {exc}.")
+    if isinstance(exc, (QueryTimeoutError, DatabaseUnreachableError)):
+        return ToolException(f"Query failed: {exc}.")
     detail = str(exc).split("\n", 1)[0][:500]
     return ToolException(f"Query failed: {type(exc).__name__}: {detail}")
