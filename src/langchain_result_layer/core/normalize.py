@@ -45,7 +45,6 @@ _ANSI_RE = re.compile(
 _NEEDS_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b\ud800-\udfff]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
-_BARE_CR_LINE_RE = re.compile(r"[^\n]*\r(?!\n)[^\n]*")
 
 _ZWJ = "\u200d"
 
@@ -77,17 +76,36 @@ def _control_picture(match: re.Match[str]) -> str:
     return "\u2421" if code == 0x7F else chr(0x2400 + code)
 
 
-def _collapse_cr(match: re.Match[str]) -> str:
-    line = match.group()
-    # Keep a trailing "\r" that belongs to a "\r\n" ending (the regex stops before "\n").
+def _collapse_line(line: str) -> str:
+    """What a terminal finally shows of one line (no newline in it)."""
+    # Keep a trailing "\r" that belongs to a "\r\n" ending.
     trailing_cr = line.endswith("\r")
     body = line[:-1] if trailing_cr else line
     if "\r" in body:
-        pieces = body.split("\r")
         # What a terminal shows: the last non-empty overwrite.
-        shown = next((p for p in reversed(pieces) if p), "")
-        body = shown
+        body = next((p for p in reversed(body.split("\r")) if p), "")
     return body + ("\r" if trailing_cr else "")
+
+
+def _collapse_bare_cr(text: str) -> str:
+    """Collapse every line that holds a bare carriage return, in one linear pass.
+
+    Only lines with a carriage return are looked at: each is found from a CR and its
+    surrounding newlines, and the scan resumes after it.
+    """
+    pieces: list[str] = []
+    done = 0
+    cr = text.find("\r")
+    while cr >= 0:
+        start = max(done, text.rfind("\n", done, cr) + 1)
+        end = text.find("\n", cr)
+        end = len(text) if end < 0 else end
+        pieces.append(text[done:start])
+        pieces.append(_collapse_line(text[start:end]))
+        done = end
+        cr = text.find("\r", end)
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def clean_for_display(text: str) -> str:
@@ -109,7 +127,7 @@ def clean_for_display(text: str) -> str:
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI_RE.sub("", text)
     if "\r" in text:
-        text = _BARE_CR_LINE_RE.sub(_collapse_cr, text)
+        text = _collapse_bare_cr(text)
     text = _CONTROL_RE.sub(_control_picture, text)
     if "\x1b" in text:  # a stray ESC that did not start a known sequence
         text = text.replace("\x1b", "\u241b")
