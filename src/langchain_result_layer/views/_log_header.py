@@ -25,8 +25,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["WILDCARD", "TokenMasker", "header_tokens", "mask_line", "message_offset"]
+__all__ = [
+    "WILDCARD",
+    "HeaderSplit",
+    "TokenMasker",
+    "common_header_fields",
+    "header_split",
+    "header_tokens",
+    "is_field_token",
+    "mask_line",
+    "message_offset",
+    "pipe_header",
+]
 
 WILDCARD = "<*>"
 
@@ -75,11 +87,11 @@ _KEY_RE = re.compile(r"[\[(\"']?[A-Za-z_][\w.-]*")
 _VALUE_TAIL = ",;)]\"'"
 _STRUCTURE_CHARS = frozenset("./:@\\")
 _MAX_MASK_CHARS = 160
-_NUMERIC_CHARS = "0123456789.,:-+/_"
+_NUMERIC_CHARS = "0123456789.,:-+/_<>"
+_SPACE_RE = re.compile(r"\s")
 _MAX_QUOTED_TOKENS = 6
-_UNITS = frozenset(
-    ["B", "KB", "MB", "GB", "TB", "kB", "KiB", "MiB", "GiB", "TiB", "ms", "us", "µs", "ns"]
-)
+_SIZE_UNITS = ("B", "KB", "MB", "GB", "TB", "kB", "KiB", "MiB", "GiB", "TiB")
+_UNITS = frozenset((*_SIZE_UNITS, "ms", "us", "µs", "ns", "s", "sec", "secs", "min", "mins"))
 _CACHE_LIMIT = 50_000
 
 _STAMPISH_RE = re.compile(
@@ -101,11 +113,49 @@ _DOTTED_RE = re.compile(r"^[A-Za-z_][\w$-]*(?:\.[\w$<*>-]+)+$")
 _SEPARATORS = frozenset({"-", "--", ":"})
 _MAX_HEADER_TOKENS = 14
 _MAX_HEADER_TOKEN_CHARS = 80
-_MAX_PENDING = 2
+_MAX_PENDING = 3
+_HOSTLIKE_RE = re.compile(r"^[\w.@<*>()[\]-]{1,64}$")
+_COMMON_SCAN = 10
+_COMMON_SHARE = 0.9
 _MAX_SHOUTING = 3
 _SHOUTING_RE = re.compile(r"^[A-Z][A-Z0-9_]+$")
 _AFTER_LEVEL = 3
 _HEADER_SCAN_CHARS = 400
+
+
+_FIELD = 1
+_LEVEL = 2
+_BRACKET = 4
+_COMPONENT = 8
+_DOTTED = 16
+_HOST = 32
+_SHOUT = 64
+_LONG = 128
+_SEPARATOR = 256
+
+
+def _shape(token: str) -> int:
+    """The header roles a masked token can play, as bit flags."""
+    if len(token) > _MAX_HEADER_TOKEN_CHARS:
+        return _LONG
+    flags = 0
+    if _STAMPISH_RE.match(token) or _ids_token(token):
+        flags |= _FIELD
+    if _LEVEL_TOKEN_RE.match(token):
+        flags |= _LEVEL
+    if token.startswith("["):
+        flags |= _BRACKET
+    if _COMPONENT_RE.match(token) or token == WILDCARD + ":":
+        flags |= _COMPONENT
+    if _DOTTED_RE.match(token):
+        flags |= _DOTTED
+    if _HOSTLIKE_RE.match(token):
+        flags |= _HOST
+    if _SHOUTING_RE.match(token):
+        flags |= _SHOUT
+    if token in _SEPARATORS:
+        flags |= _SEPARATOR
+    return flags
 
 
 class TokenMasker:
@@ -120,10 +170,20 @@ class TokenMasker:
         ```
     """
 
-    __slots__ = ("_cache",)
+    __slots__ = ("_cache", "_shapes")
 
     def __init__(self) -> None:
         self._cache: dict[str, str] = {}
+        self._shapes: dict[str, int] = {}
+
+    def shape(self, masked: str) -> int:
+        """The header roles of a masked token (cached bit flags)."""
+        flags = self._shapes.get(masked)
+        if flags is None:
+            flags = _shape(masked)
+            if len(self._shapes) < _CACHE_LIMIT:
+                self._shapes[masked] = flags
+        return flags
 
     def mask(self, token: str) -> str:
         """The token with its variable parts replaced by `<*>`.
@@ -145,29 +205,44 @@ class TokenMasker:
     def tokens(self, text: str) -> list[str]:
         """Masked whitespace-separated tokens of a text.
 
-        A quoted `key="value"` that holds spaces (`tag="View Lock",`) is one token, and a unit after
-        a number (`5.4 KB`) is part of the number.
+        A quoted `key="value"` that holds spaces (`tag="View Lock",`) is one token, and a unit
+        after a number (`5.4 KB`, `<1 sec`) is part of the number.
         """
-        mask = self.mask
         raw = text.split()
+        if '="' in text:
+            raw = _join_quoted(raw)
+        cache = self._cache
         out: list[str] = []
-        i = 0
-        n = len(raw)
-        while i < n:
-            token = raw[i]
-            i += 1
-            if '="' in token and token.count('"') == 1:
-                end = i
-                while end < n and end - i < _MAX_QUOTED_TOKENS and '"' not in raw[end]:
-                    end += 1
-                if end < n and end - i < _MAX_QUOTED_TOKENS:
-                    token = " ".join(raw[i - 1 : end + 1])
-                    i = end + 1
-            masked = mask(token)
-            if out and out[-1] == WILDCARD and token.rstrip(_VALUE_TAIL) in _UNITS:
+        after_number = False
+        for token in raw:
+            masked = cache.get(token)
+            if masked is None:
+                masked = self.mask(token)
+            if after_number and token.rstrip(_VALUE_TAIL) in _UNITS:
+                after_number = False
                 continue
             out.append(masked)
+            after_number = masked == WILDCARD
         return out
+
+
+def _join_quoted(raw: list[str]) -> list[str]:
+    """Tokens with each `key="a b c"` value (up to `_MAX_QUOTED_TOKENS` words) joined."""
+    out: list[str] = []
+    i = 0
+    n = len(raw)
+    while i < n:
+        token = raw[i]
+        i += 1
+        if '="' in token and token.count('"') == 1:
+            end = i
+            while end < n and end - i < _MAX_QUOTED_TOKENS and '"' not in raw[end]:
+                end += 1
+            if end < n and end - i < _MAX_QUOTED_TOKENS:
+                token = " ".join(raw[i - 1 : end + 1])
+                i = end + 1
+        out.append(token)
+    return out
 
 
 def _mask_value(piece: str) -> str:
@@ -244,29 +319,155 @@ def _ids_token(token: str) -> bool:
     return ":" not in token[: token.index(WILDCARD)]
 
 
-def _after_level(tokens: Sequence[str], i: int, limit: int) -> int:
+def is_field_token(token: str, *, masker: TokenMasker | None = None) -> bool:
+    """A masked header field: a timestamp, number or id, a month or day name, a `-`.
+
+    Example:
+        ```python
+        assert is_field_token("<*>") and is_field_token("node-<*>")
+        assert not is_field_token("Component")
+        ```
+    """
+    return bool((masker.shape(token) if masker is not None else _shape(token)) & _FIELD)
+
+
+def common_header_fields(
+    lines: Sequence[Sequence[str]], *, masker: TokenMasker | None = None
+) -> int:
+    """Leading positions that form the header of nearly every line (by shape), or -1.
+
+    The last position, among the first `_COMMON_SCAN` of a line, that holds a masked field
+    (`is_field_token`) in at least `_COMMON_SHARE` of the lines ends the log's common header:
+    words between such fields (`node-<*> unix.hw state_change.unavailable <*> <*> ...`) are
+    header fields too (a component, a state), not the message.
+
+    Args:
+        lines: The masked tokens of each line.
+        masker: The masker whose shape cache to use (none by default).
+
+    Returns:
+        The number of leading header positions, or -1 when no position qualifies.
+
+    Example:
+        ```python
+        lines = [["<*>", "node-<*>", "unix.hw", "up", "<*>", "w", str(i)] for i in range(30)]
+        assert common_header_fields(lines) == 5
+        ```
+    """
+    counts = [0] * _COMMON_SCAN
+    for tokens in lines:
+        for pos in range(min(_COMMON_SCAN, len(tokens) - 1)):
+            if is_field_token(tokens[pos], masker=masker):
+                counts[pos] += 1
+    need = _COMMON_SHARE * len(lines)
+    for pos in range(_COMMON_SCAN - 1, -1, -1):
+        if counts[pos] and counts[pos] >= need:
+            return pos + 1
+    return -1
+
+
+def _after_level(tokens: Sequence[str], shapes: Sequence[int], i: int, limit: int) -> int:
     """Index after what follows a level: a component, a bracketed context, separators."""
     for _ in range(_AFTER_LEVEL):
         if i >= limit:
             break
-        t = tokens[i]
-        if t in _SEPARATORS:
+        flags = shapes[i]
+        if flags & _SEPARATOR:
             i += 1
-        elif t.startswith("["):
+        elif flags & _BRACKET:
             j = _skip_bracket(tokens, i)
             if j == i:
                 break
             i = j
-        elif _COMPONENT_RE.match(t) or t == WILDCARD + ":":
+        elif flags & _COMPONENT:
             i += 1
             break
-        elif _DOTTED_RE.match(t):
+        elif flags & _DOTTED:
             i += 1
         else:
             break
-    while i < limit and tokens[i] in _SEPARATORS:
+    while i < limit and shapes[i] & _SEPARATOR:
         i += 1
     return i
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderSplit:
+    """Where one line's header ends, and what ended it.
+
+    Attributes:
+        tokens: Header tokens (the message starts at this token).
+        fields: Header tokens before any unknown word (timestamps, ids, brackets only).
+        end: What ended the header: `level`, `component`, `dash` (`program - message`) or
+            `fields` (the first token that is not a field).
+
+    Example:
+        ```python
+        split = header_split("<*> <*> combo sshd[<*>]: check pass".split())
+        assert (split.tokens, split.fields, split.end) == (4, 2, "component")
+        ```
+    """
+
+    tokens: int
+    fields: int
+    end: str
+
+
+def header_split(tokens: Sequence[str], *, masker: TokenMasker | None = None) -> HeaderSplit:
+    """Where a log record's header ends, judged on one line's masked tokens.
+
+    Args:
+        tokens: The masked tokens of one line.
+        masker: The masker whose shape cache to use (none by default).
+
+    Returns:
+        The split (the header is never the whole line).
+    """
+    n = len(tokens)
+    limit = min(n - 1, _MAX_HEADER_TOKENS)
+    shape = masker.shape if masker is not None else _shape
+    shapes = [shape(t) for t in tokens[: limit + 1]]
+    cut = 0
+    i = 0
+    pending = 0
+    shouting = 0
+    while i < limit:
+        t = tokens[i]
+        flags = shapes[i]
+        if flags & _LONG:
+            break
+        if pending and t in ("-", "--"):
+            return HeaderSplit(min(i + 1, n - 1), cut, "dash")  # `program - message`
+        if flags & _FIELD:
+            i += 1
+            if not pending:
+                cut = i
+            continue
+        if flags & _LEVEL and (i > 0 or n > 2):
+            end = _after_level(tokens, shapes, i + 1, limit)
+            return HeaderSplit(min(end, n - 1), cut, "level")
+        if flags & _BRACKET:
+            j = _skip_bracket(tokens, i)
+            if j > i:
+                i = j
+                if not pending:
+                    cut = i
+                continue
+        if flags & _COMPONENT and i > 0:
+            i += 1
+            while i < limit and tokens[i] in ("-", "--"):
+                i += 1
+            return HeaderSplit(min(i, n - 1), cut, "component")
+        if pending < _MAX_PENDING and flags & _HOST:
+            pending += 1
+            i += 1
+            continue
+        if shouting < _MAX_SHOUTING and flags & _SHOUT:
+            shouting += 1  # upper-case fields (`RAS KERNEL`, `UNKNOWN_LOCATION NULL`)
+            i += 1
+            continue
+        break
+    return HeaderSplit(cut, cut, "fields")
 
 
 def header_tokens(tokens: Sequence[str]) -> int:
@@ -284,60 +485,18 @@ def header_tokens(tokens: Sequence[str]) -> int:
         assert header_tokens(tokens) == 4
         ```
     """
-    n = len(tokens)
-    cut = 0
-    i = 0
-    pending = 0
-    shouting = 0
-    limit = min(n - 1, _MAX_HEADER_TOKENS)
-    while i < limit:
-        t = tokens[i]
-        if len(t) > _MAX_HEADER_TOKEN_CHARS:
-            break
-        if t in ("-", "--") and pending:
-            i += 1  # `program - message`
-            cut = i
-            pending = 0
-            continue
-        if _STAMPISH_RE.match(t) or _ids_token(t):
-            i += 1
-            if not pending:
-                cut = i
-            continue
-        if _LEVEL_TOKEN_RE.match(t) and (i > 0 or n > 2):
-            return min(_after_level(tokens, i + 1, limit), n - 1)
-        if t.startswith("["):
-            j = _skip_bracket(tokens, i)
-            if j > i:
-                i = j
-                if not pending:
-                    cut = i
-                continue
-        if _COMPONENT_RE.match(t) and i > 0:
-            i += 1
-            while i < limit and tokens[i] in ("-", "--"):
-                i += 1
-            return min(i, n - 1)
-        if pending < _MAX_PENDING:
-            pending += 1
-            i += 1
-            continue
-        if shouting < _MAX_SHOUTING and _SHOUTING_RE.match(t):
-            shouting += 1  # upper-case fields (`RAS KERNEL`, `UNKNOWN_LOCATION NULL`)
-            i += 1
-            continue
-        break
-    return cut
+    return header_split(tokens).tokens
 
 
 def pipe_header(line: str) -> int:
-    """Offset after the last `|` field separator of a `a|b|c|message` record, else 0.
+    """Offset after the last `|` of a `a|b|c|message` record's leading fields, else 0.
 
     Args:
         line: One raw log line.
 
     Returns:
-        The offset (0 when the line has fewer than two pipes in its first 120 characters).
+        The offset (0 when the line's first word, within its first 120 characters, holds
+        fewer than two pipes).
 
     Example:
         ```python
@@ -345,6 +504,11 @@ def pipe_header(line: str) -> int:
         ```
     """
     head = line[:120]
+    if head.count("|") < 2:
+        return 0
+    space = _SPACE_RE.search(head)
+    if space is not None:
+        head = head[: space.start()]  # the fields come first: later pipes are the message's
     if head.count("|") >= 2:
         return head.rfind("|") + 1
     return 0

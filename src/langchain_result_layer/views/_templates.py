@@ -31,13 +31,17 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_result_layer.views._log_header import (
     WILDCARD,
+    HeaderSplit,
     TokenMasker,
-    header_tokens,
+    common_header_fields,
+    header_split,
+    is_field_token,
     mask_line,
     message_offset,
     pipe_header,
@@ -83,6 +87,10 @@ class TemplateSettings:
 
 
 DEFAULT_SETTINGS = TemplateSettings()
+_COMMON_HEADER_MIN_LINES = 20
+_HEADER_END_SHARE = 0.5
+_NO_HEADER = HeaderSplit(0, 0, "none")
+_PIPE_HEADER = HeaderSplit(0, 0, "pipe")
 
 
 @dataclass(slots=True)
@@ -153,7 +161,8 @@ class TemplateMiner:
         self.strip_header = strip_header
         self.settings = settings
         self._masker = TokenMasker()
-        self._rows: list[tuple[str, ...]] = []
+        self._tokens: list[list[str]] = []
+        self._splits: list[HeaderSplit] = []
 
     def add(self, line: str) -> int:
         """Add one line.
@@ -165,20 +174,62 @@ class TemplateMiner:
             Its 0-based index in the sample.
         """
         masker = self._masker
+        split = _NO_HEADER
         if self.strip_header:
             pipe = pipe_header(line)
             if pipe:
                 tokens = masker.tokens(line[pipe:])
+                split = _PIPE_HEADER
             else:
                 tokens = masker.tokens(line)
-                del tokens[: header_tokens(tokens)]
+                split = header_split(tokens, masker=masker)
         else:
             tokens = masker.tokens(line)
+        self._tokens.append(tokens)
+        self._splits.append(split)
+        return len(self._tokens) - 1
+
+    def _messages(self) -> list[tuple[str, ...]]:
+        """Each line's message tokens, its header judged over the whole sample.
+
+        A header that ended at a level, a component or a `program -` in only a minority of
+        the lines ended at a word of the message (`getTasks: ...`): those lines keep their
+        fields-only header. In lines whose header ended on its fields alone, positions that
+        hold a masked field in nearly every line (`common_header_fields`) are header too.
+        """
+        splits = self._splits
+        cuts = [s.tokens for s in splits]
+        if self.strip_header and len(splits) >= _COMMON_HEADER_MIN_LINES:
+            ends = Counter(s.end for s in splits if s is not _PIPE_HEADER)
+            judged = sum(ends.values())
+            rare = {end for end, count in ends.items() if count < _HEADER_END_SHARE * judged}
+            # Lines whose header ended on its fields alone (no level, component or dash that
+            # most lines share): the log's common header fields may reach further.
+            open_ended = [s.end == "fields" or s.end in rare for s in splits]
+            cuts = [
+                s.fields if s.end in rare and s.end != "fields" else c
+                for s, c in zip(splits, cuts, strict=True)
+            ]
+            fields = common_header_fields(
+                [t for t, s in zip(self._tokens, splits, strict=True) if s is not _PIPE_HEADER],
+                masker=self._masker,
+            )
+            if fields > 0:
+                for index, tokens in enumerate(self._tokens):
+                    if (
+                        open_ended[index]
+                        and cuts[index] < fields <= len(tokens) - 1
+                        and is_field_token(tokens[fields - 1], masker=self._masker)
+                    ):
+                        cuts[index] = fields
         cap = self.settings.max_tokens
-        if len(tokens) > cap:
-            tokens = [*tokens[: cap - 1], WILDCARD]
-        self._rows.append(tuple(tokens))
-        return len(self._rows) - 1
+        rows: list[tuple[str, ...]] = []
+        for tokens, cut in zip(self._tokens, cuts, strict=True):
+            message = tokens[cut:]
+            if len(message) > cap:
+                message = [*message[: cap - 1], WILDCARD]
+            rows.append(tuple(message))
+        return rows
 
     def result(self) -> TemplateResult:
         """The templates and the template of every line added.
@@ -186,7 +237,7 @@ class TemplateMiner:
         Returns:
             The result (templates in order of first appearance).
         """
-        rows = self._rows
+        rows = self._messages()
         by_length: dict[int, list[int]] = {}
         for index, tokens in enumerate(rows):
             by_length.setdefault(len(tokens), []).append(index)
