@@ -111,7 +111,7 @@ _LEVEL_TOKEN_RE = re.compile(
 _COMPONENT_RE = re.compile(r"^\(?[A-Za-z_][\w.$()/@<*>-]*(?:\[[^\]\s]*\])?\)?:$")
 _DOTTED_RE = re.compile(r"^[A-Za-z_][\w$-]*(?:\.[\w$<*>-]+)+$")
 _SEPARATORS = frozenset({"-", "--", ":"})
-_MAX_HEADER_TOKENS = 14
+MAX_HEADER_TOKENS = 14
 _MAX_HEADER_TOKEN_CHARS = 80
 _MAX_PENDING = 3
 _HOSTLIKE_RE = re.compile(r"^[\w.@<*>()[\]-]{1,64}$")
@@ -202,13 +202,28 @@ class TokenMasker:
             self._cache[token] = masked
         return masked
 
-    def tokens(self, text: str) -> list[str]:
+    def tokens(self, text: str, *, limit: int | None = None) -> list[str]:
         """Masked whitespace-separated tokens of a text.
 
         A quoted `key="value"` that holds spaces (`tag="View Lock",`) is one token, and a unit
         after a number (`5.4 KB`, `<1 sec`) is part of the number.
+
+        Args:
+            text: The text.
+            limit: At most this many tokens are masked; the rest of the text becomes one
+                trailing `<*>` (bounds the work on very wide lines).
+
+        Returns:
+            The masked tokens.
         """
-        raw = text.split()
+        rest = False
+        if limit is None:
+            raw = text.split()
+        else:
+            raw = text.split(None, limit)
+            if len(raw) > limit:
+                raw.pop()
+                rest = True
         if '="' in text:
             raw = _join_quoted(raw)
         cache = self._cache
@@ -223,6 +238,8 @@ class TokenMasker:
                 continue
             out.append(masked)
             after_number = masked == WILDCARD
+        if rest:
+            out.append(WILDCARD)
         return out
 
 
@@ -424,7 +441,7 @@ def header_split(tokens: Sequence[str], *, masker: TokenMasker | None = None) ->
         The split (the header is never the whole line).
     """
     n = len(tokens)
-    limit = min(n - 1, _MAX_HEADER_TOKENS)
+    limit = min(n - 1, MAX_HEADER_TOKENS)
     shape = masker.shape if masker is not None else _shape
     shapes = [shape(t) for t in tokens[: limit + 1]]
     cut = 0
@@ -534,7 +551,7 @@ def message_offset(line: str, *, masker: TokenMasker | None = None) -> int:
     if pipe:
         return pipe
     head = line[:_HEADER_SCAN_CHARS]
-    raw = head.split()[: _MAX_HEADER_TOKENS + 2]
+    raw = head.split()[: MAX_HEADER_TOKENS + 2]
     if len(raw) < 2:
         return 0
     mask = masker.mask if masker is not None else _mask_token

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_result_layer.views._log_header import (
+    MAX_HEADER_TOKENS,
     WILDCARD,
     HeaderSplit,
     TokenMasker,
@@ -175,16 +176,17 @@ class TemplateMiner:
         """
         masker = self._masker
         split = _NO_HEADER
+        limit = self.settings.max_tokens
         if self.strip_header:
             pipe = pipe_header(line)
             if pipe:
-                tokens = masker.tokens(line[pipe:])
+                tokens = masker.tokens(line[pipe:], limit=limit)
                 split = _PIPE_HEADER
             else:
-                tokens = masker.tokens(line)
+                tokens = masker.tokens(line, limit=limit + MAX_HEADER_TOKENS)
                 split = header_split(tokens, masker=masker)
         else:
-            tokens = masker.tokens(line)
+            tokens = masker.tokens(line, limit=limit)
         self._tokens.append(tokens)
         self._splits.append(split)
         return len(self._tokens) - 1

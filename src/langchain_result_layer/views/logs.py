@@ -77,7 +77,7 @@ sampled the same way as templates (the view says so)."""
 
 _SNIFF_CHARS = 32_000
 _FACT_SAMPLE_LINES = 10_000
-_TEMPLATE_LINE_CHARS = 400
+_TEMPLATE_LINE_CHARS = 2_000  # the miner masks at most 78 tokens a line; longer ones end in <*>
 _TEMPLATE_CHOICES = (10, 6, 3, 0)
 _ERROR_KIND_CHOICES = (24, 12, 6, 0)  # error kinds shown with each template choice
 _MIN_EVIDENCE_LINES = 15
