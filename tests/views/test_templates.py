@@ -110,6 +110,8 @@ def test_default_settings_beat_drain3_on_raw_lines(corpus: Path) -> None:
             "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
             "onStandStepChanged 3579",
         ),
+        ("2024-01-01 10:00:00,000 - myapp - INFO - worker 1 ready", "worker 1 ready"),
+        ("2024-03-01 10:00:01,000 INFO app - worker 1 finished", "worker 1 finished"),
         ("plain text without any header at all", "plain text without any header at all"),
     ],
 )
@@ -206,3 +208,55 @@ def test_tokens_beyond_the_cap_become_one_variable() -> None:
     lines = [" ".join(f"w{j}x" for j in range(i, i + 50)) for i in range(3)]
     result = mine_templates(lines, settings=settings)
     assert all(len(t.tokens) <= 8 for t in result.templates)
+
+
+def test_fields_common_to_every_line_end_the_header() -> None:
+    """An HPC-style header (`id node component state epoch flag message`) has words between
+    its numeric fields: they are header, so one message under several states is one template."""
+    lines = []
+    for i in range(300):
+        state = ("running", "boot_cmd", "error")[i % 3]
+        message = ("Command has completed successfully", f"node {i} is up after {i % 9} tries")[
+            i % 2
+        ]
+        lines.append(f"{1000 + i} node-{i % 40} action {state} {1077000000 + i} 1 {message}")
+    result = mine_templates(lines, strip_header=True)
+    assert len(result.templates) == 2
+    assert result.templates[0].text == "Command has completed successfully"
+
+
+def test_a_minority_of_component_like_words_is_message_not_header() -> None:
+    """`[time] [level] message` lines whose message starts with `name:` keep that word."""
+    lines = []
+    for i in range(200):
+        if i % 4 == 0:
+            lines.append(
+                f"[Sun Dec 04 04:{i % 60:02d}:44 2005] [error] getTasks: caller {i} denied"
+            )
+        else:
+            lines.append(f"[Sun Dec 04 04:{i % 60:02d}:44 2005] [notice] worker {i} ready")
+    result = mine_templates(lines, strip_header=True)
+    assert {t.text for t in result.templates} == {"getTasks: caller <*> denied", "worker <*> ready"}
+
+
+def test_a_log_of_one_template_keeps_its_words() -> None:
+    lines = [
+        f"2024-03-01 10:00:{i % 60:02d},000 INFO app - worker {i} finished job {i}"
+        for i in range(500)
+    ]
+    result = mine_templates(lines, strip_header=True)
+    assert [t.text for t in result.templates] == ["worker <*> finished job <*>"]
+
+
+def test_pipes_after_the_first_word_are_the_message() -> None:
+    line = "03-17 16:15:49.564  2227  2227 I PhoneStatusBar: removeNotification:0|com.x|121|null"
+    assert line[message_offset(line) :] == "removeNotification:0|com.x|121|null"
+
+
+def test_wide_lines_are_bounded() -> None:
+    masker = TokenMasker()
+    tokens = masker.tokens(" ".join(f"w{i}" for i in range(10_000)), limit=10)
+    assert len(tokens) == 11
+    assert tokens[-1] == WILDCARD
+    result = mine_templates(["x " * 100_000, "y " * 100_000], strip_header=True)
+    assert all(len(t.tokens) <= TemplateSettings().max_tokens for t in result.templates)

@@ -285,6 +285,9 @@ def _mask_value(piece: str) -> str:
 def _mask_token(token: str) -> str:
     if token in _CALENDAR or (token[-1:] == "," and token[:-1] in _CALENDAR):
         return WILDCARD
+    if len(token) > _MAX_MASK_CHARS and "," in token and "=" in token:
+        # A long `a=1,b=2,...` list: mask its pieces (each bounded), keep its keys.
+        return ",".join(_mask_token(piece[:_MAX_MASK_CHARS]) for piece in token.split(","))
     if "=" in token and len(token) <= _MAX_MASK_CHARS:
         token = ",".join(_mask_value(piece) for piece in token.split(","))
     has_digit = any(ch.isdigit() for ch in token)
@@ -401,6 +404,9 @@ def _after_level(tokens: Sequence[str], shapes: Sequence[int], i: int, limit: in
             break
         elif flags & _DOTTED:
             i += 1
+        elif flags & _HOST and i + 1 < limit and tokens[i + 1] in ("-", "--"):
+            i += 2  # `INFO name - message`
+            break
         else:
             break
     while i < limit and shapes[i] & _SEPARATOR:
@@ -454,7 +460,12 @@ def header_split(tokens: Sequence[str], *, masker: TokenMasker | None = None) ->
         if flags & _LONG:
             break
         if pending and t in ("-", "--"):
-            return HeaderSplit(min(i + 1, n - 1), cut, "dash")  # `program - message`
+            i += 1  # `program - message`, or `time - name - LEVEL - message`
+            if i < limit and shapes[i] & _LEVEL:
+                return HeaderSplit(
+                    min(_after_level(tokens, shapes, i + 1, limit), n - 1), cut, "dash"
+                )
+            return HeaderSplit(min(i, n - 1), cut, "dash")
         if flags & _FIELD:
             i += 1
             if not pending:
