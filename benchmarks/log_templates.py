@@ -97,15 +97,24 @@ def _read_labels(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def load_systems(corpus: Path) -> list[System]:
-    """Every `system_log` case of the corpus whose log and labels are present and agree."""
-    systems = []
-    for case in load_cases(corpus, kind="system_log"):
+def load_systems(corpus: Path, skipped: list[str] | None = None) -> list[System]:
+    """Every `system_log` case of the corpus whose log and labels are present and agree.
+
+    Cases left out are named in `skipped` (with the reason) when a list is given.
+    """
+    systems: list[System] = []
+    cases = load_cases(corpus, kind="system_log")
+    short = [str(c.get("id", c.get("path", ""))).split("/")[-1] for c in cases]
+    for case, last in zip(cases, short, strict=True):
+        # The id's last part names the system, the whole id when two cases share it.
+        name = last if short.count(last) == 1 else str(case.get("id", case.get("path", "")))
         log = corpus / case["path"]
         original_csv = case.get("templates_csv")
         corrected_csv = case.get("corrected_templates_csv")
         label_csv = corrected_csv or original_csv
         if not log.is_file() or not label_csv or not (corpus / label_csv).is_file():
+            if skipped is not None:
+                skipped.append(f"{name}: log or labels missing")
             continue
         data = log.read_bytes()
         raw = data.decode("utf-8", "replace").split("\n")
@@ -114,6 +123,8 @@ def load_systems(corpus: Path) -> list[System]:
         raw = [line.rstrip("\r") for line in raw]
         rows = _read_labels(corpus / label_csv)
         if len(rows) != len(raw):
+            if skipped is not None:
+                skipped.append(f"{name}: {len(raw)} log lines but {len(rows)} labels")
             continue
         original = None
         if corrected_csv and original_csv and (corpus / original_csv).is_file():
@@ -122,7 +133,7 @@ def load_systems(corpus: Path) -> list[System]:
                 original = [r["EventId"] for r in orig_rows]
         systems.append(
             System(
-                name=str(case.get("id", log.stem)).split("/")[-1],
+                name=name,
                 labels="loghub-2.0 corrected" if corrected_csv else "loghub original",
                 raw=raw,
                 content=[r["Content"] for r in rows],
@@ -336,7 +347,10 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     if corpus is None:
         result.notes.append("corpus not found: nothing measured")
         return result
-    systems = load_systems(corpus)
+    skipped: list[str] = []
+    systems = load_systems(corpus, skipped)
+    if skipped:
+        result.notes.append("system_log cases left out: " + "; ".join(skipped))
     if quick:
         systems = sorted(systems, key=lambda s: s.bytes)[:QUICK_SYSTEMS]
     if not systems:

@@ -3,6 +3,8 @@ common log formats, and properties (deterministic, one template per line, bounde
 
 from __future__ import annotations
 
+import csv
+import json
 import tracemalloc
 from pathlib import Path
 
@@ -260,3 +262,44 @@ def test_wide_lines_are_bounded() -> None:
     assert tokens[-1] == WILDCARD
     result = mine_templates(["x " * 100_000, "y " * 100_000], strip_header=True)
     assert all(len(t.tokens) <= TemplateSettings().max_tokens for t in result.templates)
+
+
+def _write_system(root: Path, name: str, lines: list[str], events: list[str]) -> dict[str, object]:
+    folder = root / "logs" / name
+    folder.mkdir(parents=True)
+    (folder / f"{name}.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with open(folder / f"{name}.csv", "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["LineId", "Content", "EventId"])
+        for i, (line, event) in enumerate(zip(lines, events, strict=True)):
+            writer.writerow([i + 1, line.split(": ", 1)[1], event])
+    return {
+        "id": f"other/{name}",
+        "kind": "system_log",
+        "path": f"logs/{name}/{name}.log",
+        "templates_csv": f"logs/{name}/{name}.csv",
+        "corrected_templates_csv": None,
+    }
+
+
+def test_benchmark_runs_unchanged_on_another_corpus(tmp_path: Path) -> None:
+    """Every `system_log` case of any corpus laid out the same way, not a fixed list."""
+    from benchmarks import log_templates
+
+    cases = []
+    for n, name in enumerate(("Alpha", "Beta", "Gamma")):
+        lines, events = [], []
+        for i in range(60):
+            if i % 3:
+                lines.append(f"2024-01-0{n + 1} 10:00:{i:02d} INFO svc{n}: user u{i} logged in")
+                events.append("E1")
+            else:
+                lines.append(f"2024-01-0{n + 1} 10:00:{i:02d} WARN svc{n}: disk {i} is full")
+                events.append("E2")
+        cases.append(_write_system(tmp_path, name, lines, events))
+    (tmp_path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in cases) + "\n")
+    result = log_templates.run(corpus=tmp_path, quick=False)
+    table = result.tables[0]
+    assert [row[0] for row in table.rows[:3]] == ["Alpha", "Beta", "Gamma"]
+    mean = next(row for row in table.rows if row[0] == "mean")
+    assert mean[4] == 1.0  # held out

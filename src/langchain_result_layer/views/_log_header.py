@@ -58,7 +58,8 @@ _MASK_PATTERNS: tuple[str, ...] = (
     # Numbers, also signed, decimal, with units or glued after letters (blk_-123, t761).
     r"(?<![0-9])[-+]?\d+(?:[.,:]\d+)*(?:[eE][-+]?\d+)?(?:[a-zA-Z%µ]{1,3}\b)?",
 )
-_MASK_RE = re.compile("|".join(f"(?:{p})" for p in _MASK_PATTERNS))
+# Every pattern starts with one of `[\w.+-]`: the look-ahead skips other positions at once.
+_MASK_RE = re.compile("(?=[\\w.+-])(?:" + "|".join(f"(?:{p})" for p in _MASK_PATTERNS) + ")")
 _WILD_RUN_RE = re.compile(r"<\*>(?:[-:.,/_]*<\*>)*")
 _CALENDAR = frozenset(
     [
