@@ -5,7 +5,9 @@ Choosing a view:
 1. the tool's declared kind wins (`ToolPolicy(kind="log")`);
 2. otherwise every registered view sniffs the output (cheaply: text views look at a prefix,
    and the command view also at the last few kilobytes) and the most confident one above
-   0.5 renders it; user-registered views take part like the built-in ones, and win ties;
+   0.5 renders it; user-registered views take part like the built-in ones, and win ties.
+   Tabular text wins over the log view: a delimited table with a header row (or whose rows
+   do not start with a timestamp) scores above a log, whatever its date or status columns;
 3. the plain text view (head + error windows + tail) is the fallback.
 
 Built-in kinds: `text`, `rows`, `log`, `command`, `file`, `json`, `search`, `binary`.

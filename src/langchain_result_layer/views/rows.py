@@ -523,9 +523,10 @@ def _utf8_len(text: str) -> int:
 
 def _stamp_led(prefix: str, layout: TextLayout) -> bool:
     """Whether the first field of most sampled lines of a table is a timestamp."""
-    lines = [ln for ln in prefix.split("\n")[layout.data_start :][:_STAMP_SAMPLE] if ln.strip()]
-    if len(prefix) >= SNIFF_PREFIX_CHARS:
-        lines = lines[:-1]  # the last line may be cut
+    raw = prefix.split("\n")[layout.data_start :]
+    if raw and len(prefix) >= SNIFF_PREFIX_CHARS:
+        raw.pop()  # the last line may be cut
+    lines = [ln for ln in raw[:_STAMP_SAMPLE] if ln.strip()]
     firsts = [fields[0] for fields in (split_line(ln, layout) for ln in lines) if fields]
     return bool(firsts) and detect_format(firsts) is not None
 
