@@ -15,6 +15,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._tabular import _is_separator
@@ -165,3 +167,34 @@ def test_rule_lines_are_recognised_in_linear_time() -> None:
     assert choose_view(text).kind == "rows"
     prepared = RowsView().prepare(text)
     assert prepared.facts["rows"] == 60_001
+
+
+_CELLS = st.one_of(
+    st.sampled_from(["INFO", "ERROR", "failed", "ok", "WARN", "2024-01-02 10:00:00", "Jun 14"]),
+    st.integers(-(10**6), 10**6).map(str),
+    st.text(alphabet="abcdefgh xyz", min_size=1, max_size=8).map(str.strip).filter(bool),
+)
+
+
+@given(
+    st.integers(2, 6).flatmap(
+        lambda width: st.tuples(
+            st.lists(
+                st.text(alphabet="abcdefghij_", min_size=1, max_size=8),
+                min_size=width,
+                max_size=width,
+                unique=True,
+            ),
+            st.lists(st.lists(_CELLS, min_size=width, max_size=width), min_size=5, max_size=40),
+        )
+    ),
+    st.sampled_from([",", "\t", "|"]),
+)
+def test_tables_with_a_header_row_are_rows_whatever_their_cells(
+    table: tuple[list[str], list[list[str]]], sep: str
+) -> None:
+    header, rows = table
+    text = "\n".join(sep.join(r) for r in [header, *rows]) + "\n"
+    assert LogView().sniff(text) <= RowsView().sniff(text) or RowsView().sniff(text) == 0.0
+    if RowsView().sniff(text) > 0.5:
+        assert choose_view(text).kind == "rows"
