@@ -11,39 +11,39 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from langchain_result_layer.adapters.budget_guard import (
-    BudgetGuard,
-    ContextBudgetWarning,
-    GuardResult,
-)
-from langchain_result_layer.config import GuardSettings, ToolPolicy
-from langchain_result_layer.core.budget import Budget
-from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.tokens import (
-    ApproximateTokenCounter,
-    ChatModelTokenCounter,
-    TiktokenCounter,
-    TokenCounter,
-)
-from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.errors import (
-    ContextBudgetExceeded,
-    InvalidReferenceError,
-    RecordNotAccessibleError,
-    ResultLayerError,
-    StoreQuotaExceededError,
-    StoreUnavailableError,
-)
-from langchain_result_layer.layer import ResultLayer
-from langchain_result_layer.principal import PrincipalResolver
-from langchain_result_layer.stores import InMemoryResultStore, Principal, ResultStore
-from langchain_result_layer.summarize import SummarySettings
-from langchain_result_layer.views import ResultViewBuilder, register_view
-
 if TYPE_CHECKING:
+    from langchain_result_layer.adapters.budget_guard import (
+        BudgetGuard,
+        ContextBudgetWarning,
+        GuardResult,
+    )
     from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
+    from langchain_result_layer.config import GuardSettings, ToolPolicy
+    from langchain_result_layer.core.budget import Budget
+    from langchain_result_layer.core.reference import Reference
+    from langchain_result_layer.core.tokens import (
+        ApproximateTokenCounter,
+        ChatModelTokenCounter,
+        TiktokenCounter,
+        TokenCounter,
+    )
+    from langchain_result_layer.core.view import OmittedRange, ResultView
+    from langchain_result_layer.errors import (
+        ContextBudgetExceeded,
+        InvalidReferenceError,
+        RecordNotAccessibleError,
+        ResultLayerError,
+        StoreQuotaExceededError,
+        StoreUnavailableError,
+    )
+    from langchain_result_layer.layer import ResultLayer
+    from langchain_result_layer.principal import PrincipalResolver
+    from langchain_result_layer.stores import InMemoryResultStore, Principal, ResultStore
+    from langchain_result_layer.summarize import SummarySettings
+    from langchain_result_layer.views import ResultViewBuilder, register_view
 
 __all__ = [
     "ApproximateTokenCounter",
@@ -80,11 +80,51 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    """Import `ResultLayerMiddleware` lazily: it needs the `langchain` package (`[agents]`)."""
-    if name == "ResultLayerMiddleware":
-        from langchain_result_layer.adapters.middleware import ResultLayerMiddleware  # noqa: PLC0415
+# Every public name is imported on first use (PEP 562), so `import langchain_result_layer` is
+# cheap and loads no LangChain, LangGraph or SQLAlchemy module until something needs it.
+_LAZY: dict[str, str] = {
+    "ApproximateTokenCounter": "core.tokens",
+    "Budget": "core.budget",
+    "BudgetGuard": "adapters.budget_guard",
+    "ChatModelTokenCounter": "core.tokens",
+    "ContextBudgetExceeded": "errors",
+    "ContextBudgetWarning": "adapters.budget_guard",
+    "GuardResult": "adapters.budget_guard",
+    "GuardSettings": "config",
+    "InMemoryResultStore": "stores",
+    "InvalidReferenceError": "errors",
+    "OmittedRange": "core.view",
+    "Principal": "stores",
+    "PrincipalResolver": "principal",
+    "RecordNotAccessibleError": "errors",
+    "Reference": "core.reference",
+    "ResultLayer": "layer",
+    "ResultLayerError": "errors",
+    "ResultLayerMiddleware": "adapters.middleware",  # needs the `langchain` package ([agents])
+    "ResultStore": "stores",
+    "ResultView": "core.view",
+    "ResultViewBuilder": "views",
+    "StoreQuotaExceededError": "errors",
+    "StoreUnavailableError": "errors",
+    "SummarySettings": "summarize",
+    "TiktokenCounter": "core.tokens",
+    "TokenCounter": "core.tokens",
+    "ToolPolicy": "config",
+    "register_view": "views",
+}
 
-        return ResultLayerMiddleware
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use and keep it as a module attribute."""
+    module = _LAZY.get(name)
+    if module is None:
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names, loaded or not."""
+    return sorted(set(globals()) | set(__all__))

@@ -19,10 +19,6 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import ToolMessage
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import var_child_runnable_config
-
 from langchain_result_layer.config import GuardSettings, ToolPolicy, coerce_policy
 from langchain_result_layer.core.budget import (
     DEFAULT_MAX_RESULT_CHARS,
@@ -40,6 +36,8 @@ from langchain_result_layer.stores.base import Principal, ResultStore
 from langchain_result_layer.summarize import ResultSummarizer, SummarySettings
 
 if TYPE_CHECKING:
+    from langchain_core.messages import ToolMessage
+    from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
 
 __all__ = ["ResultLayer", "window_from_model"]
@@ -268,6 +266,8 @@ class ResultLayer:
             ```
         """
         if config is None:
+            from langchain_core.runnables.config import var_child_runnable_config  # noqa: PLC0415
+
             config = var_child_runnable_config.get()
         return self.principal_resolver(config)
 
@@ -304,6 +304,8 @@ class ResultLayer:
         )
 
     def _check(self, message: object) -> ToolMessage:
+        from langchain_core.messages import ToolMessage  # noqa: PLC0415 - on first use
+
         if not isinstance(message, ToolMessage):
             msg = f"process_tool_message expects a ToolMessage, got {type(message).__name__}"
             raise TypeError(msg)

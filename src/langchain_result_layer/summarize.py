@@ -40,13 +40,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from langchain_core.runnables import Runnable, RunnableConfig
+from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence
 from langchain_result_layer.core.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 __all__ = [
     "ResultSummarizer",
@@ -348,11 +349,15 @@ class ResultSummarizer:
         return picked, len(chunks), words, reduce
 
     def _call(self, prompt: str) -> Any:
+        from langchain_core.runnables import Runnable  # noqa: PLC0415 - loads langsmith
+
         if isinstance(self.model, Runnable):
             return self.model.invoke(prompt, config=_SUMMARY_CONFIG)
         return self.model.invoke(prompt)
 
     async def _acall(self, prompt: str) -> Any:
+        from langchain_core.runnables import Runnable  # noqa: PLC0415 - loads langsmith
+
         if isinstance(self.model, Runnable):
             return await self.model.ainvoke(prompt, config=_SUMMARY_CONFIG)
         return await self.model.ainvoke(prompt)

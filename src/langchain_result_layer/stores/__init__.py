@@ -12,9 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy.engine import Engine
+from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer.stores._access import AccessPolicy
 from langchain_result_layer.stores.base import (
@@ -25,9 +23,13 @@ from langchain_result_layer.stores.base import (
     RecordMeta,
     ResultStore,
 )
-from langchain_result_layer.stores.langgraph_store import LangGraphResultStore
 from langchain_result_layer.stores.memory import InMemoryResultStore
-from langchain_result_layer.stores.sql import SQLResultStore
+
+if TYPE_CHECKING:
+    # Imported on first use (`__getattr__` below): SQLAlchemy and LangGraph load only when a
+    # SQL or LangGraph store is asked for.
+    from langchain_result_layer.stores.langgraph_store import LangGraphResultStore
+    from langchain_result_layer.stores.sql import SQLResultStore
 
 __all__ = [
     "DEFAULT_TTL_SECONDS",
@@ -67,16 +69,44 @@ def resolve_store(spec: Any) -> ResultStore | None:
         return None
     if spec is None or (isinstance(spec, str) and spec == "memory"):
         return InMemoryResultStore()
-    if isinstance(spec, (str, Engine)):
+    if isinstance(spec, str):
+        from langchain_result_layer.stores.sql import SQLResultStore  # noqa: PLC0415
+
+        return SQLResultStore(spec)
+    if isinstance(spec, ResultStore):
+        return spec
+    from sqlalchemy.engine import Engine  # noqa: PLC0415
+
+    if isinstance(spec, Engine):
+        from langchain_result_layer.stores.sql import SQLResultStore  # noqa: PLC0415
+
         return SQLResultStore(spec)
     from langgraph.store.base import BaseStore  # noqa: PLC0415
 
     if isinstance(spec, BaseStore):
+        from langchain_result_layer.stores.langgraph_store import (  # noqa: PLC0415
+            LangGraphResultStore,
+        )
+
         return LangGraphResultStore(spec)
-    if isinstance(spec, ResultStore):
-        return spec
     msg = (
         "store must be 'memory', a SQLAlchemy URL or Engine, a LangGraph BaseStore, a "
         f"ResultStore or False; got {spec!r}"
     )
     raise TypeError(msg)
+
+
+def __getattr__(name: str) -> Any:
+    """Import the SQL and LangGraph stores on first use (they load SQLAlchemy and LangGraph)."""
+    if name == "SQLResultStore":
+        from langchain_result_layer.stores.sql import SQLResultStore  # noqa: PLC0415
+
+        return SQLResultStore
+    if name == "LangGraphResultStore":
+        from langchain_result_layer.stores.langgraph_store import (  # noqa: PLC0415
+            LangGraphResultStore,
+        )
+
+        return LangGraphResultStore
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
