@@ -7,4 +7,4 @@ import sys
 from langchain_result_layer.cli.main import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="python -m langchain_result_layer"))

@@ -1,8 +1,8 @@
-"""Command line: `python -m langchain_result_layer {demo,inspect}`.
+"""Command line: `langchain-result-layer {demo,inspect}` (or `python -m langchain_result_layer`).
 
 Example:
     ```bash
-    python -m langchain_result_layer inspect build.log --budget 2000
+    langchain-result-layer inspect build.log --budget 2000
     python -m langchain_result_layer demo
     ```
 """
@@ -17,8 +17,15 @@ from langchain_result_layer.cli import demo_cmd, inspect_cmd
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+PROG = "langchain-result-layer"
+"""The console script's name, shown in usage lines (`__main__` passes its own)."""
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser with every sub-command.
+
+    Args:
+        prog: The program name shown in usage lines.
 
     Returns:
         The parser.
@@ -29,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         ```
     """
     parser = argparse.ArgumentParser(
-        prog="python -m langchain_result_layer",
+        prog=prog,
         description="Bounded, evidence-preserving views of huge tool results.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -38,11 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
     """Run the command line.
 
     Args:
         argv: Arguments (default: `sys.argv[1:]`).
+        prog: The program name shown in usage lines.
 
     Returns:
         The exit status.
@@ -52,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         main(["inspect", "build.log", "--budget", "2000"])  # doctest: +SKIP
         ```
     """
-    args = build_parser().parse_args(argv)
+    args = build_parser(prog).parse_args(argv)
     return int(args.func(args))
 
 
