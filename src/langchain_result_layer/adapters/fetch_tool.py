@@ -150,6 +150,12 @@ class _Outcome:
         }
 
 
+def _sentence(text: object) -> str:
+    """`text` as one sentence: it ends with a full stop (error reasons are phrases)."""
+    words = str(text).rstrip()
+    return words if words.endswith((".", "!", "?")) else words + "."
+
+
 def not_accessible_message(record_id: str) -> str:
     """The one answer for a record that is missing, expired or another principal's.
 
@@ -332,7 +338,7 @@ class FetchToolResult(BaseTool):
             effective = _effective_reference(parsed, args)
         except InvalidReferenceError as exc:
             return self._error(
-                f"{exc} Pass `ref` exactly as a notice shows it, for example "
+                f"{_sentence(exc)} Pass `ref` exactly as a notice shows it, for example "
                 'ref="ref://tool-result/<id>/<kind>", and at most one range form '
                 "(page/page_size, start_line/end_line, or offset/limit).",
                 ref if isinstance(ref, str) else None,
@@ -370,10 +376,10 @@ class FetchToolResult(BaseTool):
                 str(effective),
             )
         if isinstance(exc, (ValueError, TypeError)):
-            return self._error(f"Invalid range for {effective}: {exc}.", str(effective))
+            return self._error(f"Invalid range for {effective}: {_sentence(exc)}", str(effective))
         logger.exception("fetch_tool_result failed for %s", effective)
         return self._error(
-            f"Fetching {effective} failed: {type(exc).__name__}: {str(exc)[:200]}.",
+            f"Fetching {effective} failed: {type(exc).__name__}: {_sentence(str(exc)[:200])}",
             str(effective),
         )
 

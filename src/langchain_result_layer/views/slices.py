@@ -237,14 +237,26 @@ def _compose(  # noqa: PLR0917
     nxt: Reference | None,
     *,
     compact: bool = False,
+    at_end: bool = True,
 ) -> str:
+    """Header, fenced body and footer of a slice.
+
+    The footer offers the next call when there is one, says "This is the end of the result."
+    when there is none and the slice reached the end (`at_end`), and otherwise says only the
+    remark: an empty range inside a record whose store lost that part is not its end (the
+    fetch tool's store note then says where the saved text resumes).
+    """
     call = fetch_call(nxt, tool_name=frame.ctx.fetch_tool_name) if nxt is not None else None
     if compact:
-        tail = f"[Next: {call}]" if call else "[End of result.]"
+        tail = f"[Next: {call}]" if call else ("[End of result.]" if at_end else "[Empty.]")
         return f"{fence.wrap(body)}\n{tail}"
     header = f"[Fetched {frame.reference}: {shown}.]"
-    footer = f"[{remark}"
-    footer += f" Next: {call}]" if call else " This is the end of the result.]"
+    if call:
+        footer = f"[{remark} Next: {call}]"
+    elif at_end:
+        footer = f"[{remark} This is the end of the result.]"
+    else:
+        footer = f"[{remark}]"
     return f"{header}\n{fence.wrap(body)}\n{footer}"
 
 
@@ -467,9 +479,11 @@ def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
         )
     elif slice_offset >= frame.record_size:
         what = f"nothing: the result ends at offset {frame.record_size:,}"
-    else:
+    else:  # inside the record: a part its store did not keep
         what = "nothing in this range"
-    text = _compose(frame, fence, "", what, "Empty slice.", None)
+    inside = what == "nothing in this range"
+    remark = "Empty slice: no saved text in this range." if inside else "Empty slice."
+    text = _compose(frame, fence, "", what, remark, None, at_end=not inside)
     if not _fits(text, ctx.budget, ctx):
         text = _minimal(frame, None, ctx.budget)
     view = _view(
