@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     )
     from langchain_result_layer.layer import ResultLayer
     from langchain_result_layer.principal import PrincipalResolver
+    from langchain_result_layer.scripted import ScriptedChatModel
     from langchain_result_layer.stores import InMemoryResultStore, Principal, ResultStore
     from langchain_result_layer.summarize import SummarySettings
     from langchain_result_layer.views import ResultViewBuilder, register_view
@@ -67,6 +68,7 @@ __all__ = [
     "ResultStore",
     "ResultView",
     "ResultViewBuilder",
+    "ScriptedChatModel",
     "StoreQuotaExceededError",
     "StoreUnavailableError",
     "SummarySettings",
@@ -104,6 +106,7 @@ _LAZY: dict[str, str] = {
     "ResultStore": "stores",
     "ResultView": "core.view",
     "ResultViewBuilder": "views",
+    "ScriptedChatModel": "scripted",  # a chat model that follows a script: offline tests, demos
     "StoreQuotaExceededError": "errors",
     "StoreUnavailableError": "errors",
     "SummarySettings": "summarize",

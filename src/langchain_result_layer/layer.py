@@ -36,7 +36,7 @@ from langchain_result_layer.stores.base import Principal, ResultStore
 from langchain_result_layer.summarize import ResultSummarizer, SummarySettings
 
 if TYPE_CHECKING:
-    from langchain_core.messages import ToolMessage
+    from langchain_core.messages import BaseMessage, ToolMessage
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
 
@@ -461,6 +461,32 @@ class ResultLayer:
         from langchain_result_layer.adapters.truncation_node import make_truncation_node  # noqa: PLC0415
 
         return make_truncation_node(self)
+
+    def count_request(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        system: str | BaseMessage | None = None,
+        tools: Sequence[Any] | None = None,
+    ) -> int:
+        """Tokens of a whole request as the budget guard counts it, with this layer's counter.
+
+        Args:
+            messages: The messages sent to the model.
+            system: A system prompt sent apart from the messages.
+            tools: The tools bound to the model (their schemas count too).
+
+        Returns:
+            The request's tokens (messages, tool calls, schemas and a fixed per-request cost).
+
+        Example:
+            ```python
+            tokens = layer.count_request(state["messages"], system=prompt, tools=tools)
+            ```
+        """
+        from langchain_result_layer.adapters.budget_guard import request_counter_for  # noqa: PLC0415
+
+        return request_counter_for(self).count(messages, system=system, tools=tools)
 
     @property
     def budget_guard(self) -> Any:

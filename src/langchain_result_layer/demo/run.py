@@ -30,7 +30,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.demo.tools import make_demo_tools
+from langchain_result_layer.errors import InvalidReferenceError
 from langchain_result_layer.layer import ResultLayer
 from langchain_result_layer.pipeline import META_KEY
 from langchain_result_layer.scripted import ScriptedChatModel, ai_tool_calls, find_references
@@ -56,6 +58,9 @@ class TurnStats:
         truncated_views: Results shown as a bounded view.
         placeholders: Results cleared by the budget guard (one-line placeholders).
         fetches: Fetch results in the request.
+        cleared_now: Results the guard cleared before this call (placeholders new here).
+        protected: Results in the request the guard may not clear (the last `keep_last`
+            results and results the model has not seen yet).
         actions: Tool calls the model made in answer.
 
     Example:
@@ -70,6 +75,8 @@ class TurnStats:
     truncated_views: int = 0
     placeholders: int = 0
     fetches: int = 0
+    cleared_now: int = 0
+    protected: int = 0
     actions: list[str] = field(default_factory=list)
 
 
@@ -84,6 +91,8 @@ class DemoReport:
         chart: Path of the PNG chart, if written.
         store_url: Where the raw results were stored.
         seconds: Wall time of the run with the layer.
+        trigger: Request tokens above which the budget guard clears results.
+        keep_last: How many of the most recent results the guard never clears.
 
     Example:
         ```python
@@ -97,6 +106,8 @@ class DemoReport:
     chart: Path | None
     store_url: str
     seconds: float
+    trigger: int = 0
+    keep_last: int = 0
 
 
 def _last_tool_results(messages: list[BaseMessage]) -> list[ToolMessage]:
@@ -192,24 +203,27 @@ def _fetch_or(messages: list[BaseMessage], tool: str, key: str, call_id: str) ->
 def _stats(
     requests: list[list[BaseMessage]], layer: ResultLayer, answers: list[AIMessage]
 ) -> list[TurnStats]:
-    from langchain_result_layer.adapters.budget_guard import request_counter_for  # noqa: PLC0415
-
-    counter = request_counter_for(layer)
-    out = []
+    keep_last = layer.guard_settings.keep_last
+    out: list[TurnStats] = []
     for i, request in enumerate(requests):
-        tokens = counter.count(request)
-        stats = TurnStats(call=i + 1, tokens=tokens)
-        for message in request:
-            if not isinstance(message, ToolMessage):
-                continue
+        stats = TurnStats(call=i + 1, tokens=layer.count_request(request))
+        results = [m for m in request if isinstance(m, ToolMessage)]
+        last_ai = max((j for j, m in enumerate(request) if isinstance(m, AIMessage)), default=-1)
+        unseen = {id(m) for m in request[last_ai + 1 :] if isinstance(m, ToolMessage)}
+        recent = {id(m) for m in results[-keep_last:]} if keep_last else set()
+        for message in results:
             stats.tool_results += 1
             marker = (message.response_metadata or {}).get(META_KEY) or {}
             if marker.get("cleared"):
                 stats.placeholders += 1
-            elif marker.get("kind") == "fetch":
+                continue
+            if id(message) in unseen or id(message) in recent:
+                stats.protected += 1
+            if marker.get("kind") == "fetch":
                 stats.fetches += 1
             elif marker.get("truncated"):
                 stats.truncated_views += 1
+        stats.cleared_now = max(0, stats.placeholders - (out[-1].placeholders if out else 0))
         if i < len(answers):
             stats.actions = [_short_call(c) for c in answers[i].tool_calls] or ["answer"]
         out.append(stats)
@@ -217,15 +231,34 @@ def _stats(
 
 
 def _short_call(tool_call: Any) -> str:
+    """A tool call in a few words: a fetch by the range it reads, others by their first argument."""
+    name = tool_call.get("name")
     args = tool_call.get("args") or {}
-    first = next(iter(args.values()), "")
-    text = str(first)
-    if tool_call.get("name") == "fetch_tool_result" and "?" in text:
-        text = "…?" + text.split("?", 1)[1]
-    elif tool_call.get("name") == "fetch_tool_result":
-        text = "…/" + text.rsplit("/", 1)[-1]
-    text = text if len(text) <= 28 else text[:27] + "…"
-    return f"{tool_call.get('name')}({text})" if args else f"{tool_call.get('name')}()"
+    if name == "fetch_tool_result":
+        return f"{name}({_fetch_range(args)})"
+    text = str(next(iter(args.values()), ""))
+    text = text if len(text) <= 40 else text[:39] + "…"
+    return f"{name}({text})" if args else f"{name}()"
+
+
+def _fetch_range(args: dict[str, Any]) -> str:
+    """What a fetch reads: `lines 6-205`, `page 2, size 127`, `chars 0+4,096`, `all`."""
+    try:
+        ref = Reference.parse(str(args.get("ref", "")))
+    except InvalidReferenceError:
+        return "an invalid reference"
+    got = {k: args.get(k, getattr(ref, k)) for k in ("page", "page_size", "start_line")}
+    got.update({k: args.get(k, getattr(ref, k)) for k in ("end_line", "offset", "limit")})
+    if got["start_line"] is not None or got["end_line"] is not None:
+        end = got["end_line"] if got["end_line"] is not None else "end"
+        return f"lines {got['start_line'] or 1}-{end}"
+    if got["page"] is not None or got["page_size"] is not None:
+        size = f", size {got['page_size']}" if got["page_size"] else ""
+        return f"page {got['page'] or 1}{size}"
+    if got["offset"] is not None or got["limit"] is not None:
+        limit = f"+{got['limit']:,}" if got["limit"] is not None else "-end"
+        return f"chars {got['offset'] or 0:,}{limit}"
+    return f"path {ref.path}" if ref.path else "all"
 
 
 def _run_agent(
@@ -305,6 +338,8 @@ def run_demo(
         chart=chart_path,
         store_url=store_url,
         seconds=seconds,
+        trigger=int(window * layer.guard_settings.trigger_fraction),
+        keep_last=layer.guard_settings.keep_last,
     )
 
 
@@ -322,7 +357,7 @@ def _chart(
         import matplotlib.pyplot as plt  # noqa: PLC0415
     except ImportError:
         return None
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=120)
+    fig, ax = plt.subplots(figsize=(9, 5), dpi=120)
     ax.plot(
         [t.call for t in without_layer],
         [t.tokens for t in without_layer],
@@ -344,11 +379,46 @@ def _chart(
     ax.axhline(
         trigger, color="gray", linestyle=":", linewidth=1, label=f"guard trigger ({trigger:,})"
     )
+    cleared = [t for t in with_layer if t.cleared_now]
+    ax.scatter(
+        [t.call for t in cleared],
+        [t.tokens for t in cleared],
+        s=160,
+        facecolors="none",
+        edgecolors="#117a65",
+        linewidths=1.5,
+        zorder=3,
+        label="guard cleared results before this call",
+    )
+    for t in cleared:
+        ax.annotate(
+            f"cleared {t.cleared_now}",
+            (t.call, t.tokens),
+            textcoords="offset points",
+            xytext=(0, -16),
+            ha="center",
+            fontsize=8,
+            color="#117a65",
+        )
+    for t in with_layer:
+        if trigger < t.tokens <= window:
+            ax.annotate(
+                f"above the trigger: {t.protected} results the guard\n"
+                f"may not clear (last {layer.guard_settings.keep_last} / not yet seen)",
+                (t.call, t.tokens),
+                textcoords="offset points",
+                xytext=(10, 22),
+                fontsize=7,
+                color="#2471a3",
+                arrowprops={"arrowstyle": "->", "color": "#2471a3", "linewidth": 0.8},
+            )
     ax.set_yscale("log")
     ax.set_xlabel("model call")
     ax.set_ylabel("request tokens (log scale)")
-    ax.set_title("Context sent to the model per call")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title(
+        "Context sent to the model per call (scripted model: one script, with and without)"
+    )
+    ax.legend(loc="lower right", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)
