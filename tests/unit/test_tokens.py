@@ -58,7 +58,8 @@ def no_download(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def no_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the `bpe-openai` package (and so its data) unavailable."""
+    """Make the packaged merge tables unavailable: `bpe-openai`'s and this package's own."""
+    monkeypatch.setattr(tokens, "_bundled_bpe_path", lambda name: None)
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name: str, *args: object, **kwargs: object) -> object:
@@ -127,6 +128,40 @@ def test_offline_load_never_downloads(
     enc = load_offline_encoding("o200k_base")
     assert enc is not None
     assert len(enc.encode_ordinary("hello world")) == 2
+
+
+def test_o200k_loads_from_the_copy_this_package_ships(
+    fresh_cache: None, no_download: None, empty_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default encoding is exact without `bpe-openai` (an optional extra)."""
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name: str, *args: object, **kwargs: object) -> object:
+        if name.split(".", maxsplit=1)[0] == "bpe_openai":
+            return None
+        return real_find_spec(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tokens.importlib.util, "find_spec", find_spec)
+    bundled = tokens._bundled_bpe_path("o200k_base")
+    assert bundled is not None
+    assert bundled.stat().st_size < 2_000_000
+    assert tokens._bundled_bpe_path("cl100k_base") is None  # only the default is shipped
+    counter = default_token_counter()
+    assert isinstance(counter, TiktokenCounter)
+    assert counter.count("hello world") == 2
+
+
+def test_a_corrupt_bundled_copy_is_rejected_by_its_hash(
+    fresh_cache: None,
+    no_download: None,
+    no_bpe_openai: None,
+    empty_cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bad = empty_cache_dir / "o200k_base.tiktoken.gz"
+    bad.write_bytes(gzip.compress(b"aGVsbG8= 0\n"))
+    monkeypatch.setattr(tokens, "_bundled_bpe_path", lambda name: bad)
+    assert load_offline_encoding("o200k_base") is None
 
 
 def test_loading_does_not_import_the_bpe_openai_package(fresh_cache: None) -> None:

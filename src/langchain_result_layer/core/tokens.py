@@ -4,8 +4,9 @@ Three counters implement `TokenCounter`:
 
 - `TiktokenCounter`: exact counts with an OpenAI BPE encoding (`o200k_base` by default). The
   encoding is loaded lazily and only from local data: tiktoken's own cache
-  (`TIKTOKEN_CACHE_DIR`) or the official files shipped by the `bpe-openai` package. It never
-  downloads, so it never hangs offline.
+  (`TIKTOKEN_CACHE_DIR`), the `o200k_base` merge table this package ships (1.7 MB, in
+  `core/_data/`), or the official files of the optional `bpe-openai` package (the `encodings`
+  extra: `cl100k_base` and others). It never downloads, so it never hangs offline.
 - `ApproximateTokenCounter`: a conservative, content-aware estimate for when no tokenizer data
   is available (see `langchain_result_layer.core._approx`).
 - `ChatModelTokenCounter`: a chat model's own `get_num_tokens`.
@@ -123,6 +124,12 @@ def _tiktoken_cache_path(url: str) -> str | None:
     return os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest())  # noqa: S324
 
 
+def _bundled_bpe_path(name: str) -> Path | None:
+    """The merge table this package ships for `name` (only `o200k_base`), if present."""
+    path = Path(__file__).resolve().parent / "_data" / f"{name}.tiktoken.gz"
+    return path if path.is_file() else None
+
+
 def _packaged_bpe_path(name: str) -> Path | None:
     """Where the `bpe-openai` package keeps `name`'s merge table, found without importing it.
 
@@ -152,8 +159,9 @@ def _read_local_bpe(name: str, url: str, expected_hash: str | None) -> bytes | N
                 candidates.append(fh.read())
         except OSError:  # pragma: no cover - unreadable cache file
             pass
-    packaged = _packaged_bpe_path(name)
-    if packaged is not None:
+    for packaged in (_bundled_bpe_path(name), _packaged_bpe_path(name)):
+        if packaged is None:
+            continue
         try:
             candidates.append(gzip.decompress(packaged.read_bytes()))
         except (OSError, EOFError, gzip.BadGzipFile):
@@ -185,8 +193,9 @@ def load_offline_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding | N
     """Load a tiktoken encoding from local data only; `None` when it is not available.
 
     The constructor parameters (split pattern, special tokens) come from tiktoken's own
-    registry; only the merge table is read locally, from tiktoken's cache or from the
-    `bpe-openai` package, and is checked against tiktoken's expected SHA-256.
+    registry; only the merge table is read locally, from tiktoken's cache, from this
+    package's own copy (`o200k_base`) or from the `bpe-openai` package, and is checked against
+    tiktoken's expected SHA-256.
 
     Args:
         name: Encoding name, for example `"o200k_base"` or `"cl100k_base"`.
@@ -299,7 +308,8 @@ class TiktokenCounter:
             if enc is None:
                 msg = (
                     f"tiktoken encoding {self._encoding_name!r} is not available offline; "
-                    "install `bpe-openai` or set TIKTOKEN_CACHE_DIR"
+                    "install `langchain-result-layer[encodings]` (bpe-openai) or set "
+                    "TIKTOKEN_CACHE_DIR"
                 )
                 raise LookupError(msg)
             self._encoding = enc
@@ -443,8 +453,8 @@ def _warn_fallback_once(reason: str) -> None:
     warnings.warn(
         f"Exact token counting is unavailable ({reason}); using a conservative estimate "
         "(typically 5-30% above the real count, depending on the content). Install "
-        "`bpe-openai` or set TIKTOKEN_CACHE_DIR to a directory holding tiktoken's encoding "
-        "files for exact counts.",
+        "`langchain-result-layer[encodings]` (bpe-openai) or set TIKTOKEN_CACHE_DIR to a "
+        "directory holding tiktoken's encoding files for exact counts.",
         OfflineTokenizerWarning,
         stacklevel=3,
     )
