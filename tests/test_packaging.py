@@ -27,6 +27,7 @@ USED_BY: dict[str, tuple[str, ...]] = {
     "demo": ("src/langchain_result_layer/demo", "src/langchain_result_layer/cli/demo_cmd.py"),
     "notebooks": ("notebooks", "tests/notebooks"),
     "real-model": ("notebooks",),
+    "encodings": ("src/langchain_result_layer/core/tokens.py",),
     "benchmarks": ("benchmarks",),
 }
 IMPORT_NAMES = {
@@ -39,6 +40,7 @@ IMPORT_NAMES = {
     "nbformat": "nbformat",
     "langchain-openai": "langchain_openai",
     "drain3": "drain3",
+    "bpe-openai": "bpe_openai",
 }
 
 
@@ -67,6 +69,8 @@ def test_license_file_and_metadata() -> None:
 def test_every_distribution_of_an_extra_is_imported_where_the_extra_says(extra: str) -> None:
     code = "\n".join(text_of(place) for place in USED_BY[extra])
     for requirement in EXTRAS[extra]:
+        if requirement.startswith("langchain-result-layer["):  # another extra, checked itself
+            continue
         name = IMPORT_NAMES[dist_name(requirement)]
         assert re.search(rf"(import|from) {name}\b|\+{name}:|find_spec\(\\?\"{name}\b", code), (
             extra,
@@ -89,4 +93,12 @@ def test_no_extra_pulls_a_meta_package_or_an_unused_library() -> None:
 def test_the_test_extra_installs_every_runtime_extra_it_exercises() -> None:
     (self_ref,) = [r for r in EXTRAS["test"] if r.startswith("langchain-result-layer[")]
     included = set(self_ref.split("[", 1)[1].rstrip("]").split(","))
-    assert {"postgres", "agents", "demo", "notebooks", "benchmarks"} <= included
+    assert {"postgres", "agents", "demo", "notebooks", "encodings", "benchmarks"} <= included
+
+
+def test_the_base_install_counts_exactly_without_bpe_openai() -> None:
+    """`bpe-openai` (75 MB) is an extra; the default encoding's data ships in the package."""
+    base = [r for r in importlib.metadata.requires("langchain-result-layer") or [] if ";" not in r]
+    assert not any(dist_name(r) == "bpe-openai" for r in base)
+    data = ROOT / "src/langchain_result_layer/core/_data/o200k_base.tiktoken.gz"
+    assert 1_000_000 < data.stat().st_size < 2_000_000
