@@ -25,6 +25,7 @@ SUITE = [
     "store_bench",
     "guard_overhead",
     "guard_replay",
+    "settings_sweep",
 ]
 
 
