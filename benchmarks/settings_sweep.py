@@ -9,6 +9,10 @@ Calls the existing benchmarks over a grid instead of re-implementing them:
 - **evidence kept in one result** (`evidence_recall`): the share of failing build logs whose every
   labelled failure line the chosen view keeps at that per-result cap, on the validation set (the
   repositories no rule was tuned on).
+- **the demo investigation** (`langchain_result_layer.demo`): the scripted `create_agent` run of
+  `python -m langchain_result_layer demo` (results of 20 kB to 1.4 MB, fetches of the references it
+  is shown) with `layer.middleware()`, measured with the same meter: its results are far larger
+  than the corpus conversations', so the guard works at every window below 128k.
 
 `max_result_tokens=None` is the default, 30% of the window. Run:
 `python -m benchmarks settings_sweep --corpus ../shared/corpus` (about 10 minutes here;
@@ -18,9 +22,13 @@ Calls the existing benchmarks over a grid instead of re-implementing them:
 from __future__ import annotations
 
 import contextlib
+import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from langchain_core.messages import SystemMessage
 
 from benchmarks import evidence_recall, guard_replay
 from benchmarks._common import BenchResult, Table, corpus_path
@@ -29,7 +37,8 @@ from langchain_result_layer.adapters._messages import RequestCounter
 from langchain_result_layer.core.budget import DEFAULT_RESULT_FRACTION
 from langchain_result_layer.core.tokens import TiktokenCounter
 
-WINDOWS = (16_000, 32_000, 128_000)
+WINDOWS = (8_000, 16_000, 32_000, 128_000)
+DEMO_WINDOWS = (16_000, 32_000)
 RESULT_TOKENS: tuple[int | None, ...] = (None, 4_000, 2_000, 1_000)
 
 
@@ -72,6 +81,64 @@ def _recall(logs: list[Any], counter: Any, budget: int) -> float:
     chosen = evidence_recall._strategies(counter, budget_tokens=budget)["chosen view"]
     results = evidence_recall._evaluate(logs, chosen, counter, budget)
     return evidence_recall._stats(logs, results).all_rate
+
+
+def _demo_requests(window: int, max_result_tokens: int | None, workdir: Path) -> list[Any]:
+    """The requests of the demo investigation with the layer (scripted model)."""
+    from langchain.agents import create_agent
+
+    from langchain_result_layer import ScriptedChatModel
+    from langchain_result_layer.demo import SYSTEM_PROMPT, demo_script, make_demo_tools
+
+    model = ScriptedChatModel(script=demo_script(), max_input_tokens=window)
+    layer = ResultLayer(
+        model=model, max_result_tokens=max_result_tokens, store="memory", token_counter="tiktoken"
+    )
+    agent = create_agent(
+        model,
+        make_demo_tools(workdir),
+        system_prompt=SYSTEM_PROMPT,
+        middleware=[layer.middleware()],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent.invoke(
+            {
+                "messages": [
+                    ("user", "Why do the unit tests fail, and what does the stdlib define?")
+                ]
+            },
+            {"recursion_limit": 100, "configurable": {"thread_id": "sweep"}},
+        )
+    return [[m for m in r if not isinstance(m, SystemMessage)] for r in model.requests]
+
+
+def _demo_table(counter: Any, caps: tuple[int | None, ...], windows: tuple[int, ...]) -> Table:
+    from langchain_result_layer.demo import SYSTEM_PROMPT
+
+    table = Table(
+        title="the demo investigation (scripted create_agent + layer.middleware())",
+        columns=["window", "max_result_tokens", "calls", "over window", "cache breaks", "peak"],
+    )
+    with tempfile.TemporaryDirectory(prefix="lrl-sweep-") as tmp:
+        for window in windows:
+            for max_result_tokens in caps:
+                requests = _demo_requests(window, max_result_tokens, Path(tmp))
+                conv = guard_replay.Conversation(name="demo", system=SYSTEM_PROMPT, messages=[])
+                with _replay_at(window, max_result_tokens):
+                    m = guard_replay.Meter(RequestCounter(counter)).measure(conv, requests)
+                cap = _cap(window, max_result_tokens)
+                table.rows.append(
+                    [
+                        f"{window:,}",
+                        f"{cap:,}" + (" (default)" if max_result_tokens is None else ""),
+                        m.calls,
+                        m.over_window,
+                        m.cache_breaks,
+                        f"{100 * m.max_fraction:.0f}%",
+                    ]
+                )
+    return table
 
 
 def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
@@ -158,6 +225,7 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
             )
     result.tables.append(table)
     result.data["rows"] = rows
+    result.tables.append(_demo_table(counter, caps, DEMO_WINDOWS[:1] if quick else DEMO_WINDOWS))
     result.notes.append(
         "cache breaks: calls whose request does not start with the whole previous request "
         "(the provider's prompt cache misses); cost: uncached tokens + 0.1 x cached tokens, "
