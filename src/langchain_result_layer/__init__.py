@@ -42,12 +42,24 @@ if TYPE_CHECKING:
     from langchain_result_layer.layer import ResultLayer
     from langchain_result_layer.principal import PrincipalResolver
     from langchain_result_layer.scripted import ScriptedChatModel
-    from langchain_result_layer.stores import InMemoryResultStore, Principal, ResultStore
+    from langchain_result_layer.stores import (
+        AccessPolicy,
+        AuditEntry,
+        InMemoryResultStore,
+        LangGraphResultStore,
+        Principal,
+        ReadResult,
+        RecordMeta,
+        ResultStore,
+        SQLResultStore,
+    )
     from langchain_result_layer.summarize import SummarySettings
     from langchain_result_layer.views import ResultViewBuilder, register_view
 
 __all__ = [
+    "AccessPolicy",
     "ApproximateTokenCounter",
+    "AuditEntry",
     "Budget",
     "BudgetGuard",
     "ChatModelTokenCounter",
@@ -57,9 +69,12 @@ __all__ = [
     "GuardSettings",
     "InMemoryResultStore",
     "InvalidReferenceError",
+    "LangGraphResultStore",
     "OmittedRange",
     "Principal",
     "PrincipalResolver",
+    "ReadResult",
+    "RecordMeta",
     "RecordNotAccessibleError",
     "Reference",
     "ResultLayer",
@@ -68,6 +83,7 @@ __all__ = [
     "ResultStore",
     "ResultView",
     "ResultViewBuilder",
+    "SQLResultStore",
     "ScriptedChatModel",
     "StoreQuotaExceededError",
     "StoreUnavailableError",
@@ -85,7 +101,9 @@ __version__ = "0.1.0"
 # Every public name is imported on first use (PEP 562), so `import langchain_result_layer` is
 # cheap and loads no LangChain, LangGraph or SQLAlchemy module until something needs it.
 _LAZY: dict[str, str] = {
+    "AccessPolicy": "stores",
     "ApproximateTokenCounter": "core.tokens",
+    "AuditEntry": "stores",
     "Budget": "core.budget",
     "BudgetGuard": "adapters.budget_guard",
     "ChatModelTokenCounter": "core.tokens",
@@ -95,9 +113,12 @@ _LAZY: dict[str, str] = {
     "GuardSettings": "config",
     "InMemoryResultStore": "stores",
     "InvalidReferenceError": "errors",
+    "LangGraphResultStore": "stores",  # loads LangGraph on first use
     "OmittedRange": "core.view",
     "Principal": "stores",
     "PrincipalResolver": "principal",
+    "ReadResult": "stores",
+    "RecordMeta": "stores",
     "RecordNotAccessibleError": "errors",
     "Reference": "core.reference",
     "ResultLayer": "layer",
@@ -106,6 +127,7 @@ _LAZY: dict[str, str] = {
     "ResultStore": "stores",
     "ResultView": "core.view",
     "ResultViewBuilder": "views",
+    "SQLResultStore": "stores",  # loads SQLAlchemy on first use
     "ScriptedChatModel": "scripted",  # a chat model that follows a script: offline tests, demos
     "StoreQuotaExceededError": "errors",
     "StoreUnavailableError": "errors",
