@@ -109,10 +109,10 @@ def _package_classes() -> set[str]:
 def test_every_class_a_document_names_imports_as_shown(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
     imported_from: dict[str, str] = {}
-    for module, names in re.findall(
-        r"^\s*from (langchain_result_layer[\w.]*) import \(?([\w, \n]+)\)?", text, re.M
+    for module, grouped, inline in re.findall(
+        r"^\s*from (langchain_result_layer[\w.]*) import (?:\(([\w,\s]+)\)|([\w, ]+))", text, re.M
     ):
-        for name in re.split(r"[,\s]+", names.strip()):
+        for name in re.split(r"[,\s]+", (grouped or inline).strip()):
             if name:
                 imported_from[name] = module
     ours = _package_classes()

@@ -14,6 +14,7 @@ skip their corpus parts when it is absent. `LRL_POSTGRES_URL` is passed through:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -173,6 +174,7 @@ def test_quickstart(executed: Callable[[str], ExecutedNotebook]) -> None:
     text = done.text()
     assert "fetch_tool_result(ref=" in text
     assert "fits the budget: True" in text
+    assert done.image_count() == 1, "sizes before/after as a picture"
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
@@ -216,6 +218,7 @@ def test_views(executed: Callable[[str], ExecutedNotebook]) -> None:
     assert c["corpus_used"] == _corpus_present()
     if _corpus_present():
         assert "query_chinook" in done.text()
+    assert done.image_count() == 1, "what each view kept of its input, as a picture"
 
 
 @pytest.mark.timeout(NOTEBOOK_TIMEOUT)
@@ -242,6 +245,28 @@ def test_production_setup(executed: Callable[[str], ExecutedNotebook]) -> None:
     assert c["quota"][0] == [True, False]
     assert c["quota"][-1] == [False, True], "the last result must exceed the tenant quota"
     assert c["summary"] == [True, True, True, "success", True], c["summary"]
+    assert done.image_count() == 1, "the audit/TTL timeline"
+
+
+PUBLIC_MODULES = {
+    "langchain_result_layer",
+    "langchain_result_layer.demo",
+    "langchain_result_layer.scripted",
+    "langchain_result_layer.tools",
+    "langchain_result_layer.views",
+}
+"""The documented modules a notebook may import from (the rest is internal)."""
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_notebooks_use_only_the_public_api(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    imported = set(re.findall(r"^\s*from (langchain_result_layer[\w.]*) import", code, re.M))
+    imported |= set(re.findall(r"^\s*import (langchain_result_layer[\w.]*)", code, re.M))
+    assert imported <= PUBLIC_MODULES, sorted(imported - PUBLIC_MODULES)
+    assert "__file__" not in code, "find data relative to the notebook, not to the package"
+    assert "request_counter_for" not in code
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
