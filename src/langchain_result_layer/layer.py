@@ -129,6 +129,20 @@ class ResultLayer:
             together: `n` parallel tool calls each get at most `turn_fraction / n` of the
             window (and never more than `max_result_tokens`).
 
+    Attributes:
+        context_window: The model's input window in tokens (resolved from `model` if needed).
+        result_budget: The per-result `Budget` (`tokens`, `chars`) every view fits.
+        token_counter: The `TokenCounter` every bound is measured with (`.name`, `.exact`,
+            `.count(text)`).
+        store: The `ResultStore` holding the raw results (`None` with `store=False`);
+            `store.read(record_id, principal=..., start_line=..., end_line=...)` returns them
+            exactly.
+        tool_policies: The per-tool `ToolPolicy` overrides, by tool name.
+        principal_resolver: Reads the `Principal` (tenant, user, thread) from a config.
+        guard_settings: The budget guard's `GuardSettings` (trigger and target fractions,
+            `keep_last`, ...).
+        fetch_tool: The `fetch_tool_result` tool (a property; one per layer).
+
     Example:
         ```python
         layer = ResultLayer(context_window=16_000, max_result_tokens=2_000, store="memory")
