@@ -78,6 +78,13 @@ def _kinds() -> str:
     return ", ".join(sorted(registered_views()))
 
 
+class _Kinds:
+    """The registered kinds, looked up when the help is printed (importing views is slow)."""
+
+    def __str__(self) -> str:
+        return _kinds()
+
+
 def add_parser(sub: Any) -> None:
     """Register the `inspect` sub-command.
 
@@ -104,12 +111,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "path", type=Path, nargs="?", help="file to inspect (- for standard input)", metavar="FILE"
     )
-    p.add_argument(
+    kind = p.add_argument(
         "--kind",
         default=None,
         metavar="KIND",
-        help=f"view to use: one of {_kinds()} (default: chosen from the content)",
+        help="view to use: one of %(kinds)s (default: chosen from the content)",
     )
+    kind.kinds = _Kinds()  # argparse fills %(kinds)s from the action's attributes
     p.add_argument(
         "--budget",
         type=int,
