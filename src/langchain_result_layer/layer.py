@@ -485,13 +485,9 @@ class ResultLayer:
     ) -> int:
         """Tokens of a whole request as the budget guard counts it, with this layer's counter.
 
-        Args:
-            messages: The messages sent to the model.
-            system: A system prompt sent apart from the messages.
-            tools: The tools bound to the model (their schemas count too).
-
-        Returns:
-            The request's tokens (messages, tool calls, schemas and a fixed per-request cost).
+        Messages, their tool calls, a system prompt given apart (`system`), the schemas of the
+        bound `tools` and a fixed per-request cost; counts are cached per message, so counting
+        a growing conversation again costs only its new messages.
 
         Example:
             ```python

@@ -56,10 +56,8 @@ def no_download(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tiktoken.load, "read_file_cached", refuse)
 
 
-@pytest.fixture
-def no_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make the packaged merge tables unavailable: `bpe-openai`'s and this package's own."""
-    monkeypatch.setattr(tokens, "_bundled_bpe_path", lambda name: None)
+def hide_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the `bpe-openai` package (and so its copy of the merge tables) unavailable."""
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name: str, *args: object, **kwargs: object) -> object:
@@ -68,6 +66,13 @@ def no_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_find_spec(name, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(tokens.importlib.util, "find_spec", find_spec)
+
+
+@pytest.fixture
+def no_bpe_openai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the packaged merge tables unavailable: `bpe-openai`'s and this package's own."""
+    monkeypatch.setattr(tokens, "_bundled_bpe_path", lambda name: None)
+    hide_bpe_openai(monkeypatch)
 
 
 @pytest.fixture
@@ -134,14 +139,7 @@ def test_o200k_loads_from_the_copy_this_package_ships(
     fresh_cache: None, no_download: None, empty_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The default encoding is exact without `bpe-openai` (an optional extra)."""
-    real_find_spec = importlib.util.find_spec
-
-    def find_spec(name: str, *args: object, **kwargs: object) -> object:
-        if name.split(".", maxsplit=1)[0] == "bpe_openai":
-            return None
-        return real_find_spec(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tokens.importlib.util, "find_spec", find_spec)
+    hide_bpe_openai(monkeypatch)
     bundled = tokens._bundled_bpe_path("o200k_base")
     assert bundled is not None
     assert bundled.stat().st_size < 2_000_000
