@@ -32,7 +32,6 @@ Example:
 from __future__ import annotations
 
 import ast
-import asyncio
 import hashlib
 import logging
 from collections.abc import Mapping
@@ -907,6 +906,8 @@ class ResultPipeline:
             outcome = await pipeline.aprocess(big_log, tool_name="read_log")
             ```
         """
+        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
+
         heavy = _is_heavy(content)
         if heavy:
             plan = await asyncio.to_thread(

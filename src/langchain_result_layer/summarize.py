@@ -32,8 +32,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import hashlib
 import re
 import threading
@@ -501,6 +499,8 @@ class ResultSummarizer:
                 return [_message_text(self._call(job.reduce_prompt(parts)))], len(parts) + 1
             return parts, len(parts)
 
+        import concurrent.futures  # noqa: PLC0415 - only when a summariser runs
+
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         try:
             future = pool.submit(work)
@@ -533,6 +533,8 @@ class ResultSummarizer:
         Returns:
             The outcome.
         """
+        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
+
         job = await asyncio.to_thread(
             self._prepare, raw, budget_tokens=budget_tokens, tool_name=tool_name, kind=kind
         )

@@ -58,6 +58,8 @@ def test_the_per_result_path_with_a_memory_store_loads_no_framework() -> None:
         "layer = ResultLayer(context_window=8_000, token_counter='approximate')\n"
         "out = layer.pipeline.process('x\\n' * 20_000, tool_name='t', status='success')\n"
         "assert out is not None and out.view.truncated\n"
+        "import sys\n"
+        "assert 'asyncio' not in sys.modules, 'the sync path needs no event loop machinery'\n"
     )
     assert _loaded_after(code) == set()
 

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import threading
 import time
@@ -207,6 +206,8 @@ class InMemoryResultStore:
 
     async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
         """Async twin of `put` (large results are chunked in a worker thread)."""
+        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
+
         if len(data) > ASYNC_INLINE_LIMIT:
             return await asyncio.to_thread(lambda: self.put(data, **kwargs))
         return self.put(data, **kwargs)
@@ -257,6 +258,8 @@ class InMemoryResultStore:
 
     async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
         """Async twin of `read` (large reads run in a worker thread)."""
+        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
+
         limit = kwargs.get("max_size") or kwargs.get("limit")
         if limit is not None and limit <= ASYNC_INLINE_LIMIT:
             return self.read(record_id, **kwargs)
