@@ -117,7 +117,9 @@ _MAX_HEADER_TOKEN_CHARS = 80
 _MAX_PENDING = 3
 _HOSTLIKE_RE = re.compile(r"^[\w.@<*>()[\]-]{1,64}$")
 _COMMON_SCAN = 10
+"""Positions (from a line's start) where a log's common header fields are looked for."""
 _COMMON_SHARE = 0.9
+"""Share of lines whose token at a position must be a masked field for it to be header."""
 _MAX_SHOUTING = 3
 _SHOUTING_RE = re.compile(r"^[A-Z][A-Z0-9_]+$")
 _AFTER_LEVEL = 3

@@ -89,7 +89,10 @@ class TemplateSettings:
 
 DEFAULT_SETTINGS = TemplateSettings()
 _COMMON_HEADER_MIN_LINES = 20
+"""Headers are judged over the sample from this many lines on (fewer: line by line)."""
 _HEADER_END_SHARE = 0.5
+"""A level, component or dash must end at least this share of the headers to count as the
+log's header end; in fewer lines it is a word of their message."""
 _NO_HEADER = HeaderSplit(0, 0, "none")
 _PIPE_HEADER = HeaderSplit(0, 0, "pipe")
 
