@@ -56,11 +56,13 @@ GRID: dict[str, Sequence[Any]] = {
     "max_constant_values": (2, 3, 4, 5, 6, 8),
     "min_value_lines": (1, 2, 3),
     "split_off_frequent": (False, True),
+    "shared_values_vary": (False, True),
 }
 QUICK_GRID: dict[str, Sequence[Any]] = {
-    "max_constant_values": (3, 4),
-    "min_value_lines": (2,),
+    "max_constant_values": (4, 5),
+    "min_value_lines": (1,),
     "split_off_frequent": (False,),
+    "shared_values_vary": (True,),
 }
 
 

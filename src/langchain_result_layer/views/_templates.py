@@ -8,10 +8,12 @@ position within a group of lines, as in IPLoM and Brain (Yu et al., 2023):
    are masked (`blk_-160899` -> `blk_<*>`, `uid=0` -> `uid=<*>`).
 2. **Length**: lines are grouped by their number of tokens.
 3. **Top-down split by position**: in a group, a position whose values all agree is a
-   constant; a position with more than `max_constant_values` distinct values, or with a
-   value that holds a variable, is a variable, and stays one in every sub-group; of the
-   remaining positions the one with the fewest distinct values splits the group (each value
-   on at least `min_value_lines` lines), and the parts are split again.
+   constant; a position with more than `max_constant_values` distinct values, with a value
+   that holds a variable, or with three or more values that all also occur in other groups
+   of the log (user names that recur across events, unlike the words that tell events
+   apart) is a variable, and stays one in every sub-group; of the remaining positions the
+   one with the fewest distinct values splits the group (each value on at least
+   `min_value_lines` lines), and the parts are split again.
 4. **Merge across lengths**: groups whose templates are equal once runs of `<*>` are
    collapsed are one template (a variable that holds spaces).
 
@@ -71,13 +73,18 @@ class TemplateSettings:
         ```
     """
 
-    max_constant_values: int = 4
+    max_constant_values: int = 5
     """A position with more distinct values in a group is a variable. Higher splits more
     (`bytes`/`values` apart) at the risk of splitting on a variable with few values."""
 
-    min_value_lines: int = 2
+    min_value_lines: int = 1
     """Each value of a splitting position must hold this many lines of the group; lower
     separates rare one-word differences, higher keeps rare variable values in."""
+
+    shared_values_vary: bool = True
+    """A position with three or more values that all also occur in other pattern groups (user
+    or host names that recur across events) is a variable: template words tell one event
+    apart and stay in it. `False`: only the count of values decides."""
 
     split_off_frequent: bool = False
     """When some values of a splitting position are rare: split off the frequent values and
@@ -88,6 +95,9 @@ class TemplateSettings:
 
 
 DEFAULT_SETTINGS = TemplateSettings()
+_SHARED_MIN_VALUES = 3
+"""`shared_values_vary` judges positions with at least this many values: two recurring
+words (`begin`/`end`, `true`/`false`) still tell events apart."""
 _COMMON_HEADER_MIN_LINES = 20
 """Headers are judged over the sample from this many lines on (fewer: line by line)."""
 _HEADER_END_SHARE = 0.5
@@ -247,22 +257,26 @@ class TemplateMiner:
         for index, tokens in enumerate(rows):
             by_length.setdefault(len(tokens), []).append(index)
         merged: dict[tuple[str, ...], _Group] = {}
+        patterns = [
+            pattern
+            for members in by_length.values()
+            for pattern in _pattern_groups(rows, members).values()
+        ]
+        shared = _shared_values(rows, patterns) if self.settings.shared_values_vary else None
         parts: list[list[int]] = []
-        for members in by_length.values():
-            for pattern in _pattern_groups(rows, members).values():
-                parts.extend(_partition(rows, pattern, self.settings))
+        for pattern in patterns:
+            parts.extend(_partition(rows, pattern, self.settings, shared))
         parts.sort(key=lambda p: p[0])
         for part in parts:
-            if True:
-                tokens = _template_of(rows, part)
-                key = _collapsed(tokens)
-                group = merged.get(key)
-                if group is None:
-                    merged[key] = _Group(tokens=tokens, members=part)
-                else:
-                    group.members.extend(part)
-                    if len(tokens) == len(group.tokens):
-                        group.tokens = _generalise(group.tokens, tokens)
+            tokens = _template_of(rows, part)
+            key = _collapsed(tokens)
+            group = merged.get(key)
+            if group is None:
+                merged[key] = _Group(tokens=tokens, members=part)
+            else:
+                group.members.extend(part)
+                if len(tokens) == len(group.tokens):
+                    group.tokens = _generalise(group.tokens, tokens)
         ordered = sorted(merged.values(), key=lambda g: min(g.members))
         templates: list[Template] = []
         assignments = [0] * len(rows)
@@ -311,11 +325,27 @@ def _collapsed(tokens: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _shared_values(
+    rows: Sequence[tuple[str, ...]], patterns: Sequence[Sequence[int]]
+) -> frozenset[str]:
+    """Tokens that occur in at least two pattern groups (entity names, not template words)."""
+    seen: dict[str, int] = {}
+    shared: set[str] = set()
+    for gid, pattern in enumerate(patterns):
+        for index in pattern:
+            for value in rows[index]:
+                first = seen.setdefault(value, gid)
+                if first != gid:
+                    shared.add(value)
+    return frozenset(shared)
+
+
 def _split_position(
     rows: Sequence[tuple[str, ...]],
     group: Sequence[int],
     variable: set[int],
     settings: TemplateSettings,
+    shared: frozenset[str] | None = None,
 ) -> tuple[int, dict[str, list[int]]] | None:
     """The position that splits `group`, with its parts; marks variable positions."""
     most = settings.max_constant_values
@@ -341,6 +371,13 @@ def _split_position(
             continue
         if any(WILDCARD in value for value in parts):
             variable.add(pos)
+            continue
+        if (
+            shared is not None
+            and len(parts) >= _SHARED_MIN_VALUES
+            and all(value in shared for value in parts)
+        ):
+            variable.add(pos)  # every value recurs in other events: names, not template words
             continue
         rare = [v for v, p in parts.items() if len(p) < settings.min_value_lines]
         if rare:
@@ -391,7 +428,10 @@ def _pattern_groups(
 
 
 def _partition(
-    rows: Sequence[tuple[str, ...]], members: list[int], settings: TemplateSettings
+    rows: Sequence[tuple[str, ...]],
+    members: list[int],
+    settings: TemplateSettings,
+    shared: frozenset[str] | None = None,
 ) -> list[list[int]]:
     """Split lines of one length into groups (step 3 of the module docstring)."""
     done: list[list[int]] = []
@@ -401,7 +441,7 @@ def _partition(
         if len(group) < 2:
             done.append(group)
             continue
-        found = _split_position(rows, group, variable, settings)
+        found = _split_position(rows, group, variable, settings, shared)
         if found is None:
             done.append(group)
             continue
