@@ -310,7 +310,10 @@ class ResultLayer:
             return message
         metadata = {**(message.response_metadata or {}), META_KEY: outcome.metadata()}
         if outcome.passed_through:
-            return message.model_copy(update={"response_metadata": metadata})
+            update: dict[str, Any] = {"response_metadata": metadata}
+            if outcome.content is not message.content:  # its generators, read once
+                update["content"] = outcome.content
+            return message.model_copy(update=update)
         view = outcome.view
         view.original_artifact = message.artifact
         return message.model_copy(

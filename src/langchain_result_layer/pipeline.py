@@ -40,7 +40,7 @@ from typing import Any
 
 from langchain_result_layer.config import ToolPolicy
 from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
-from langchain_result_layer.core.jsonable import to_json_text
+from langchain_result_layer.core.jsonable import materialize, to_json_text
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, fetch_call, plural
 from langchain_result_layer.core.tokens import TokenCounter
@@ -311,6 +311,11 @@ class ResultPipeline:
             payload=content,
         )
         budget = plan.budget
+        if not isinstance(content, (str, bytes, bytearray, memoryview)):
+            # One-shot sources (a SQLAlchemy `Result`, generators, iterators, also inside
+            # content blocks) are read once, here (generators within bounds), so that the size
+            # check below does not consume them before the view and the store see them.
+            content = plan.payload = materialize(materialize_rows(content))
         if isinstance(content, (bytes, bytearray, memoryview)):
             plan.payload = bytes(content)
             plan.binary = True
@@ -336,9 +341,6 @@ class ResultPipeline:
             plan.tokens = plan.blocks.tokens
             return plan
         else:
-            # A one-shot row source (a SQLAlchemy `Result`) is read once, here, so that the
-            # size check below does not consume it before the rows view sees it.
-            content = plan.payload = materialize_rows(content)
             plan.tokens = self._count_if_fits(to_json_text(content), budget)
             if plan.tokens is not None:
                 plan.fits = True

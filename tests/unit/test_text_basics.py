@@ -195,7 +195,12 @@ def test_to_json_text_is_deterministic_and_total() -> None:
     assert '"nan": "nan"' in text
     assert '"bytes": "<binary: 2 bytes, base64 head AAE=>"' in text
     assert '"1": "int key"' in text
-    assert "<nested too deep>" in text
+    # A cycle is named as one (it used to be cut at the depth limit, 64 levels down).
+    assert '"cyclic": ["<cycle: this value contains itself>"]' in text
+    deep: list[Any] = []
+    for _ in range(100):
+        deep = [deep]
+    assert "<nested too deep>" in to_json_text(deep)
     assert to_jsonable((1, 2)) == [1, 2]
     assert to_json_text([1, "é"]) == '[1, "é"]'
 

@@ -41,7 +41,7 @@ from langchain_core.messages import (
 )
 
 from langchain_result_layer.core.guard import MessageRecord, Role
-from langchain_result_layer.core.jsonable import to_json_text
+from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.pipeline import META_KEY
@@ -144,7 +144,7 @@ def _value_key(value: Any) -> Any:
         return (len(value), hash(value))
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    return hash(json.dumps(value, sort_keys=True, default=str))
+    return hash(to_json_text(value))  # total and bounded, whatever the tool put there
 
 
 def _content_key(content: Any) -> Any:
@@ -207,7 +207,7 @@ def compact_json(value: Any) -> str:
     """Compact, deterministic JSON (tool-call arguments as providers send them).
 
     Args:
-        value: Any JSON-ready value (others are rendered with `str`).
+        value: Any value (made JSON-ready by `to_jsonable` first).
 
     Returns:
         The JSON text.
@@ -217,10 +217,9 @@ def compact_json(value: Any) -> str:
         assert compact_json({"a": 1}) == '{"a":1}'
         ```
     """
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    except (TypeError, ValueError):
-        return to_json_text(value)
+    # `to_jsonable` first: total and bounded (a value whose str raises, a cycle, an int too
+    # long for str, a structure shared 2**80 times).
+    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def _headline_from_text(text: str) -> str:

@@ -1,0 +1,283 @@
+"""Odd tool output never crashes, hangs or silently empties the layer (issue 12 item 6).
+
+Objects whose `repr`/`str` raise, ints over Python's 4,300-digit `str` limit, lists holding
+either, generators (finite, long, infinite), iterators that raise midway, self-referential
+and exponentially shared containers: each becomes a bounded view (or a marker inside one),
+through `to_json_text`, the pipeline, `ResultLayer.process_tool_message`, a wrapped tool
+invoked without a tool call, and the budget guard. Hangs would show as a test timeout.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+
+from langchain_result_layer import BudgetGuard, ResultLayer
+from langchain_result_layer.core.jsonable import (
+    MAX_ITEMS,
+    materialize,
+    to_json_text,
+    to_jsonable,
+)
+
+
+class RaisingRepr:
+    """An object whose repr and str raise."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr is broken")
+
+    def __str__(self) -> str:
+        raise RuntimeError("str is broken")
+
+
+class RaisingKey:
+    """A hashable dict key whose str raises."""
+
+    def __hash__(self) -> int:
+        return 7
+
+    def __str__(self) -> str:
+        raise ValueError("no str")
+
+
+class RaisingIterable:
+    """Yields two items, then raises."""
+
+    def __iter__(self) -> Iterator[int]:
+        yield 1
+        yield 2
+        raise OSError("the source went away")
+
+
+def endless() -> Iterator[dict[str, int]]:
+    """An infinite generator."""
+    return ({"i": i} for i in itertools.count())
+
+
+def cyclic_list() -> list[Any]:
+    value: list[Any] = [1]
+    value.append(value)
+    return value
+
+
+def cyclic_dict() -> dict[str, Any]:
+    value: dict[str, Any] = {"a": 1}
+    value["self"] = value
+    return value
+
+
+def shared_exponentially() -> list[Any]:
+    value: list[Any] = []
+    for _ in range(80):
+        value = [value, value]  # 2**80 paths, 80 objects
+    return value
+
+
+ODD: dict[str, Any] = {
+    "repr raises": RaisingRepr,
+    "int over 4300 digits": lambda: 10**5_000,
+    "negative huge int": lambda: -(7**9_000),
+    "list of both": lambda: [RaisingRepr(), 10**5_000, {"k": RaisingRepr()}],
+    "key str raises": lambda: {RaisingKey(): 1},
+    "finite generator": lambda: (n for n in range(50)),
+    "long generator": lambda: (n for n in range(MAX_ITEMS + 5)),
+    "infinite generator": endless,
+    "iterator raising midway": lambda: iter(RaisingIterable()),
+    "iterable raising midway": RaisingIterable,
+    "huge range": lambda: range(10**15),
+    "cyclic list": cyclic_list,
+    "cyclic dict": cyclic_dict,
+    "shared 2**80 times": shared_exponentially,
+    "nested 500 deep": lambda: _deep(500),
+    "set of mixed": lambda: {1, "a", (2, 3)},
+    "bytes": lambda: b"\x00\xff" * 100,
+}
+
+
+def _deep(n: int) -> list[Any]:
+    value: list[Any] = [0]
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("name", list(ODD))
+def test_to_json_text_never_raises(name: str) -> None:
+    text = to_json_text(ODD[name]())
+    assert isinstance(text, str)
+    assert text
+
+
+def test_markers_say_what_happened() -> None:
+    assert (
+        to_jsonable(RaisingRepr()) == "<unrepresentable RaisingRepr: its repr raised RuntimeError>"
+    )
+    big = to_jsonable(10**5_000)
+    assert big.startswith("<int of about 5,001 decimal digits, in hexadecimal: 0x")
+    assert int(big.rsplit(" ", 1)[1].rstrip(">"), 16) == 10**5_000  # kept exactly
+    assert to_jsonable(cyclic_list()) == [1, "<cycle: this value contains itself>"]
+    assert to_jsonable({RaisingKey(): 1}) == {
+        "<unrepresentable RaisingKey: its str raised ValueError>": 1
+    }
+    assert to_jsonable(RaisingIterable()) == (
+        "<unrepresentable RaisingIterable: its iteration raised OSError>"
+    )
+    shared = {"k": 1}
+    assert to_jsonable([shared, shared]) == [{"k": 1}, {"k": 1}]  # sharing is not a cycle
+    cut = to_json_text(shared_exponentially())
+    assert "more than 1,000,000 values repeated from shared containers" in cut
+    assert len(cut) < 50_000_000
+
+
+def test_generators_are_read_once_and_bounded() -> None:
+    assert materialize({"rows": (n for n in range(3)), "x": [1, iter("ab")]}) == {
+        "rows": [0, 1, 2],
+        "x": [1, ["a", "b"]],
+    }
+    untouched = {"a": [1, 2], "b": "c"}
+    assert materialize(untouched) is untouched
+    bounded = materialize(endless())
+    assert isinstance(bounded, dict)
+    assert len(bounded["items"]) <= MAX_ITEMS
+    assert bounded["generator"].startswith("generator: stopped after ")
+    assert "the rest was not read" in bounded["generator"]
+
+
+def _layer(window: int = 8_000) -> ResultLayer:
+    return ResultLayer(context_window=window, store="memory", token_counter="approximate")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", list(ODD))
+def test_through_the_pipeline_and_process_tool_message(name: str) -> None:
+    layer = _layer()
+    outcome = layer.pipeline.process(ODD[name](), tool_name="odd")
+    assert outcome is not None
+    assert to_json_text(outcome.content)
+    blocks = [{"type": "text", "text": "result:"}, {"type": "odd", "value": ODD[name]()}]
+    message = ToolMessage(content=blocks, tool_call_id="c1", name="odd", id="m1")
+    out = layer.process_tool_message(message)
+    assert out.tool_call_id == "c1"
+    assert out.id == "m1"
+    assert to_json_text(out.content)
+    assert layer.is_processed(out)
+
+
+def test_a_generator_is_not_silently_emptied() -> None:
+    layer = _layer()
+    message = ToolMessage(
+        content=[
+            {"type": "text", "text": "rows"},
+            {"type": "rows", "value": (n for n in range(5))},
+        ],
+        tool_call_id="c1",
+        name="odd",
+    )
+    out = layer.process_tool_message(message)
+    assert "[0, 1, 2, 3, 4]" in to_json_text(out.content)
+    outcome = layer.pipeline.process((f"line {n}" for n in range(20_000)), tool_name="odd")
+    assert outcome is not None
+    text = to_json_text(outcome.content)
+    assert f"stopped after {MAX_ITEMS:,} items" in text  # the view says so
+    assert "line 0" in text
+
+
+@pytest.mark.timeout(120)
+def test_wrapped_tool_invoked_without_a_tool_call() -> None:
+    @tool
+    def rows(n: int) -> Any:
+        """Rows, lazily."""
+        return {"rows": ({"i": i} for i in range(n)), "bad": RaisingRepr()}
+
+    wrapped = _layer().wrap_tool(rows)
+    out = wrapped.invoke({"n": 30_000})
+    assert "stopped after 10,000 items" in to_json_text(out)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", list(ODD))
+def test_the_budget_guard_counts_and_clears_odd_blocks(name: str) -> None:
+    layer = _layer(window=4_000)
+    guard = BudgetGuard(layer)
+    big = [{"type": "text", "text": "x " * 6_000}, {"type": "odd", "value": ODD[name]()}]
+    messages = [
+        HumanMessage("go", id="h1"),
+        AIMessage("", tool_calls=[{"id": "c1", "name": "odd", "args": {}}], id="a1"),
+        ToolMessage(content=big, tool_call_id="c1", name="odd", id="t1"),
+        AIMessage("", tool_calls=[{"id": "c2", "name": "odd", "args": {}}], id="a2"),
+        ToolMessage(content="small", tool_call_id="c2", name="odd", id="t2"),
+        AIMessage("done", id="a3"),
+        HumanMessage("again", id="h2"),
+    ]
+    update = guard.invoke({"messages": messages})
+    assert isinstance(update, dict)
+    assert to_json_text(update)
+
+
+# --------------------------------------------------------------------------- property
+
+
+def _leaf() -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.integers(),
+        st.builds(lambda n: 10**n, st.integers(4_290, 5_000)),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=20),
+        st.binary(max_size=20),
+        st.builds(RaisingRepr),
+        st.builds(RaisingIterable),
+        st.builds(endless),
+        st.none(),
+    )
+
+
+def _odd_values() -> st.SearchStrategy[Any]:
+    return st.recursive(
+        _leaf(),
+        lambda children: st.one_of(
+            st.lists(children, max_size=4),
+            st.dictionaries(st.text(max_size=5), children, max_size=4),
+            st.builds(lambda xs: (x for x in xs), st.lists(children, max_size=4)),
+            st.builds(lambda xs: [*xs, xs], st.lists(children, max_size=3)),  # cycle
+            st.builds(lambda x: {RaisingKey(): x}, children),
+            st.tuples(children, children),
+        ),
+        max_leaves=12,
+    )
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(value=_odd_values())
+def test_property_odd_values_through_layer_and_guard(value: Any) -> None:
+    layer = _layer(window=3_000)
+    assert isinstance(to_json_text(value), str)
+    message = ToolMessage(
+        content=[{"type": "text", "text": "y " * 3_000}, {"type": "odd", "value": value}],
+        tool_call_id="c1",
+        name="odd",
+        id="t1",
+    )
+    out = layer.process_tool_message(message)
+    assert out.id == "t1"
+    assert to_json_text(out.content)
+    guard = BudgetGuard(layer)
+    messages = [
+        HumanMessage("go", id="h1"),
+        AIMessage("", tool_calls=[{"id": "c1", "name": "odd", "args": {}}], id="a1"),
+        message,
+        AIMessage("done", id="a2"),
+        HumanMessage("again", id="h2"),
+    ]
+    assert isinstance(guard.invoke({"messages": messages}), dict)
