@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_result_layer.core.reference import REFERENCE_PREFIX, Reference, new_record_id
+from langchain_result_layer.core.reference import (
+    REFERENCE_PREFIX,
+    Reference,
+    known_kinds,
+    new_record_id,
+    register_kind,
+)
 from langchain_result_layer.errors import InvalidReferenceError
 
 RID = "AbCdEfGhIjKlMnOpQrStUv"
@@ -108,7 +114,10 @@ def test_derived_references_keep_record_and_kind_and_drop_other_ranges() -> None
 
 
 ids = st.text(alphabet="ABCxyz019_-", min_size=8, max_size=64)
-kinds = st.from_regex(r"[a-z][a-z0-9_]{0,31}", fullmatch=True)
+# `parse` accepts the kinds the layer knows (registered views and `blocks`), and a kind a
+# user registers; any other well-formed kind is refused with the list of known ones.
+register_kind("custom_kind_9")
+kinds = st.sampled_from([*known_kinds(), "custom_kind_9"])
 positive = st.integers(1, 10**12 - 1)
 
 
@@ -160,3 +169,35 @@ def test_parse_never_raises_anything_but_invalid_reference(text: str) -> None:
         assert str(error).startswith("Invalid reference")
     else:
         assert Reference.parse(str(ref)) == ref
+
+
+@given(kind=st.from_regex(r"[a-z][a-z0-9_]{0,31}", fullmatch=True))
+def test_unknown_kinds_are_refused_with_the_known_ones(kind: str) -> None:
+    text = f"{REFERENCE_PREFIX}AbCdEfGhIjKlMnOpQrStUv/{kind}"
+    if kind in known_kinds():
+        assert Reference.parse(text).kind == kind
+        return
+    with pytest.raises(InvalidReferenceError, match="the known kinds are ") as info:
+        Reference.parse(text)
+    for known in ("command", "json", "log", "rows", "text"):
+        assert known in str(info.value)
+
+
+def test_commandx_lists_the_known_kinds() -> None:
+    with pytest.raises(InvalidReferenceError, match=r"unknown kind 'commandx'; the known kinds"):
+        Reference.parse(f"{REFERENCE_PREFIX}AbCdEfGhIjKlMnOpQrStUv/commandx")
+
+
+@pytest.mark.parametrize(
+    "bad", ["AbCdEfGhIjKlMnOpQrStUv\n", "AbCdEfGhIjKlMnOpQrStUv\r", "AbCdEfGh\x00"]
+)
+def test_ids_are_matched_whole(bad: str) -> None:
+    from langchain_result_layer.core.reference import is_record_id
+    from langchain_result_layer.stores._core import validate_record_id
+
+    assert not is_record_id(bad)
+    assert not validate_record_id(bad)
+    with pytest.raises(InvalidReferenceError, match="the id must be"):
+        Reference(record_id=bad, kind="text")
+    with pytest.raises(InvalidReferenceError):
+        Reference(record_id="AbCdEfGhIjKlMnOpQrStUv", kind="text\n")

@@ -23,19 +23,88 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from dataclasses import dataclass, replace
+from typing import TypeGuard
 from urllib.parse import parse_qsl, quote, urlencode
 
 from langchain_result_layer.errors import InvalidReferenceError
 
-__all__ = ["REFERENCE_PREFIX", "Reference", "new_record_id"]
+__all__ = [
+    "REFERENCE_PREFIX",
+    "Reference",
+    "is_kind_name",
+    "is_record_id",
+    "known_kinds",
+    "new_record_id",
+    "register_kind",
+]
 
 REFERENCE_PREFIX = "ref://tool-result/"
-_ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+# Matched whole (`fullmatch`): no anchors, so no trailing newline slips through a `$`.
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_KIND_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")
+_KNOWN_KINDS: set[str] = {"blocks"}  # content-block lists are stored as "blocks"; views add theirs
+_KINDS_LOCK = threading.Lock()
 _INT_FIELDS = ("page", "page_size", "start_line", "end_line", "offset", "limit")
 _MAX_REFERENCE_LEN = 2_048
 MAX_PAGE_SIZE = 10_000
+
+
+def is_record_id(value: object) -> TypeGuard[str]:
+    """Whether `value` has the shape of a record id (8-64 characters of `[A-Za-z0-9_-]`).
+
+    Example:
+        ```python
+        assert is_record_id("AbCdEfGhIjKlMnOpQrStUv") and not is_record_id("AbCdEfGh" + chr(10))
+        ```
+    """
+    return isinstance(value, str) and _ID_RE.fullmatch(value) is not None
+
+
+def is_kind_name(value: object) -> TypeGuard[str]:
+    """Whether `value` has the shape of a kind name (`[a-z][a-z0-9_]{0,31}`).
+
+    Example:
+        ```python
+        assert is_kind_name("rows") and not is_kind_name("Rows")
+        ```
+    """
+    return isinstance(value, str) and _KIND_RE.fullmatch(value) is not None
+
+
+def register_kind(kind: str) -> None:
+    """Make `kind` a kind that references may name (`register_view` calls this).
+
+    Args:
+        kind: The kind name.
+
+    Raises:
+        ValueError: When `kind` is not a valid kind name.
+
+    Example:
+        ```python
+        register_kind("csv")
+        assert "csv" in known_kinds()
+        ```
+    """
+    if not is_kind_name(kind):
+        msg = f"kind must match [a-z][a-z0-9_]{{0,31}}, got {kind!r}"
+        raise ValueError(msg)
+    with _KINDS_LOCK:
+        _KNOWN_KINDS.add(kind)
+
+
+def known_kinds() -> tuple[str, ...]:
+    """The kinds references may name, sorted (the registered views' kinds and `blocks`).
+
+    Example:
+        ```python
+        assert "text" in known_kinds()
+        ```
+    """
+    with _KINDS_LOCK:
+        return tuple(sorted(_KNOWN_KINDS))
 
 
 def new_record_id() -> str:
@@ -85,9 +154,9 @@ class Reference:
     def __post_init__(self) -> None:
         """Validate every field; raises `InvalidReferenceError`."""
         text = self._format()
-        if not _ID_RE.match(self.record_id):
+        if not is_record_id(self.record_id):
             raise InvalidReferenceError(text, "the id must be 8-64 characters of [A-Za-z0-9_-]")
-        if not _KIND_RE.match(self.kind):
+        if not is_kind_name(self.kind):
             raise InvalidReferenceError(text, f"unknown kind {self.kind!r}")
         for name in _INT_FIELDS:
             value = getattr(self, name)
@@ -247,6 +316,11 @@ class Reference:
         else:
             raise InvalidReferenceError(
                 text, "expected exactly <id>/<kind> after ref://tool-result/"
+            )
+        known = known_kinds()
+        if kind not in known:
+            raise InvalidReferenceError(
+                text, f"unknown kind {kind!r}; the known kinds are {', '.join(known)}"
             )
         values: dict[str, int | str] = {}
         try:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_result_layer.core.reference import new_record_id
+from langchain_result_layer.core.reference import is_kind_name, is_record_id, new_record_id
 from langchain_result_layer.errors import StoreQuotaExceededError
 from langchain_result_layer.stores._access import AccessPolicy, decide_cap, expiry
 from langchain_result_layer.stores._chunks import (
@@ -36,13 +35,10 @@ logger = logging.getLogger("langchain_result_layer.stores")
 ASYNC_INLINE_LIMIT = 262_144
 """Below this size, in-process stores do async work inline instead of in a thread."""
 
-_ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
-
 
 def validate_record_id(record_id: object) -> bool:
-    """Whether `record_id` has the shape of a record id."""
-    return isinstance(record_id, str) and bool(_ID_RE.match(record_id))
+    """Whether `record_id` has the shape of a record id (matched whole)."""
+    return is_record_id(record_id)
 
 
 @dataclass(slots=True)
@@ -171,7 +167,7 @@ def plan_put(
     if not isinstance(principal, Principal):
         msg = f"principal must be a Principal, got {type(principal).__name__}"
         raise TypeError(msg)
-    if not isinstance(kind, str) or not _KIND_RE.match(kind):
+    if not is_kind_name(kind):
         msg = f"kind must match [a-z][a-z0-9_]{{0,31}}, got {kind!r}"
         raise ValueError(msg)
     if record_id is not None and not validate_record_id(record_id):

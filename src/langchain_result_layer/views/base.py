@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, TypeAlias
 
 from langchain_result_layer.core.budget import Budget
-from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.reference import Reference, register_kind
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
@@ -428,6 +428,7 @@ def register_view(view: ResultViewBuilder, *, replace: bool = True) -> None:
         if not replace and view.kind in _REGISTRY:
             msg = f"a view for kind {view.kind!r} is already registered"
             raise ValueError(msg)
+        register_kind(view.kind)  # references may name it
         _REGISTRY[view.kind] = view
 
 
