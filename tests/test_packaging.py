@@ -100,5 +100,5 @@ def test_the_base_install_counts_exactly_without_bpe_openai() -> None:
     """`bpe-openai` (75 MB) is an extra; the default encoding's data ships in the package."""
     base = [r for r in importlib.metadata.requires("langchain-result-layer") or [] if ";" not in r]
     assert not any(dist_name(r) == "bpe-openai" for r in base)
-    data = ROOT / "src/langchain_result_layer/core/_data/o200k_base.tiktoken.gz"
-    assert 1_000_000 < data.stat().st_size < 2_000_000
+    data = ROOT / "src/langchain_result_layer/core/_data/o200k_base.tokens.marshal.gz"
+    assert 1_000_000 < data.stat().st_size < 1_500_000

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import importlib.resources
 import importlib.util
+import marshal
 import threading
+import types
 import warnings
 from pathlib import Path
 
@@ -142,24 +145,59 @@ def test_o200k_loads_from_the_copy_this_package_ships(
     hide_bpe_openai(monkeypatch)
     bundled = tokens._bundled_bpe_path("o200k_base")
     assert bundled is not None
-    assert bundled.stat().st_size < 2_000_000
+    assert bundled.stat().st_size < 1_500_000
     assert tokens._bundled_bpe_path("cl100k_base") is None  # only the default is shipped
     counter = default_token_counter()
     assert isinstance(counter, TiktokenCounter)
     assert counter.count("hello world") == 2
 
 
-def test_a_corrupt_bundled_copy_is_rejected_by_its_hash(
+@pytest.mark.parametrize(
+    "content",
+    [
+        gzip.compress(marshal.dumps([b"a", b"b"])),  # a valid list, not the recorded one
+        b"not gzip at all",
+        gzip.compress(b"\x00 not marshal"),
+    ],
+)
+def test_a_corrupt_shipped_copy_is_rejected(
     fresh_cache: None,
     no_download: None,
     no_bpe_openai: None,
     empty_cache_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
+    content: bytes,
 ) -> None:
-    bad = empty_cache_dir / "o200k_base.tiktoken.gz"
-    bad.write_bytes(gzip.compress(b"aGVsbG8= 0\n"))
+    bad = empty_cache_dir / "o200k_base.tokens.marshal.gz"
+    bad.write_bytes(content)
     monkeypatch.setattr(tokens, "_bundled_bpe_path", lambda name: bad)
-    assert load_offline_encoding("o200k_base") is None
+    assert load_offline_encoding("o200k_base") is None  # and nothing else to fall back to
+
+
+def test_the_shipped_copy_is_tiktokens_o200k_base(o200k_file: bytes) -> None:
+    """Rebuilt as a `.tiktoken` file, the shipped list is byte for byte the official one."""
+    official_hash, _ = tokens._BUNDLED["o200k_base"]
+    ranks = tokens._bundled_ranks("o200k_base", official_hash)
+    assert ranks is not None
+    rebuilt = b"".join(
+        base64.b64encode(token) + b" " + str(rank).encode() + b"\n" for token, rank in ranks.items()
+    )
+    assert hashlib.sha256(rebuilt).hexdigest() == official_hash
+    assert rebuilt == o200k_file
+    # tiktoken's registry still expects exactly that file, so the copy is used only for it
+    seen: list[str | None] = []
+
+    def capture(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        seen.append(expected_hash)
+        return {}
+
+    from tiktoken_ext import openai_public
+
+    constructor = openai_public.ENCODING_CONSTRUCTORS["o200k_base"]
+    globals_ = {**constructor.__globals__, "load_tiktoken_bpe": capture}
+    types.FunctionType(constructor.__code__, globals_)()
+    assert seen == [official_hash]
+    assert tokens._bundled_ranks("o200k_base", "another hash") is None
 
 
 def test_loading_does_not_import_the_bpe_openai_package(fresh_cache: None) -> None:

@@ -3,10 +3,10 @@
 Three counters implement `TokenCounter`:
 
 - `TiktokenCounter`: exact counts with an OpenAI BPE encoding (`o200k_base` by default). The
-  encoding is loaded lazily and only from local data: tiktoken's own cache
-  (`TIKTOKEN_CACHE_DIR`), the `o200k_base` merge table this package ships (1.7 MB, in
-  `core/_data/`), or the official files of the optional `bpe-openai` package (the `encodings`
-  extra: `cl100k_base` and others). It never downloads, so it never hangs offline.
+  encoding is loaded lazily and only from local data: the `o200k_base` merge table this
+  package ships (1.1 MB, in `core/_data/`), tiktoken's own cache (`TIKTOKEN_CACHE_DIR`), or the
+  official files of the optional `bpe-openai` package (the `encodings` extra: `cl100k_base` and
+  others). It never downloads, so it never hangs offline.
 - `ApproximateTokenCounter`: a conservative, content-aware estimate for when no tokenizer data
   is available (see `langchain_result_layer.core._approx`).
 - `ChatModelTokenCounter`: a chat model's own `get_num_tokens`.
@@ -124,10 +124,45 @@ def _tiktoken_cache_path(url: str) -> str | None:
     return os.path.join(cache_dir, hashlib.sha1(url.encode()).hexdigest())  # noqa: S324
 
 
+# The merge tables this package ships (`core/_data/`), by encoding: tiktoken's expected SHA-256 of
+# the official `.tiktoken` file they were made from, and the SHA-256 of the shipped token list.
+# The list is `marshal` of the tokens in rank order (rank = index), gzip-compressed: it loads in
+# about a third of the time parsing the official file takes (start-up of every process). A test
+# rebuilds the official file from it and checks tiktoken's hash (tests/unit/test_tokens.py).
+_BUNDLED: dict[str, tuple[str, str]] = {
+    "o200k_base": (
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "815c4e3e4416d5b9f9d301ddfa151a2a741026c83732b27af78f5dc0a3f1270a",
+    ),
+}
+
+
 def _bundled_bpe_path(name: str) -> Path | None:
-    """The merge table this package ships for `name` (only `o200k_base`), if present."""
-    path = Path(__file__).resolve().parent / "_data" / f"{name}.tiktoken.gz"
-    return path if path.is_file() else None
+    """The token list this package ships for `name` (only `o200k_base`), if present."""
+    path = Path(__file__).resolve().parent / "_data" / f"{name}.tokens.marshal.gz"
+    return path if name in _BUNDLED and path.is_file() else None
+
+
+def _bundled_ranks(name: str, expected_hash: str | None) -> dict[bytes, int] | None:
+    """The merge table this package ships for `name`, verified; `None` when absent or broken.
+
+    Used only when tiktoken expects the very file the list was made from (`expected_hash`).
+    """
+    path = _bundled_bpe_path(name)
+    if path is None or expected_hash != _BUNDLED[name][0]:
+        return None
+    import marshal  # noqa: PLC0415 - only needed when an encoding is loaded
+
+    try:
+        data = gzip.decompress(path.read_bytes())
+        if hashlib.sha256(data).hexdigest() != _BUNDLED[name][1]:
+            logger.warning("the shipped %s table at %s does not match its hash", name, path)
+            return None
+        tokens = marshal.loads(data)  # noqa: S302 - the package's own data, hash-checked above
+    except (OSError, EOFError, ValueError, TypeError, gzip.BadGzipFile):
+        logger.warning("unreadable shipped BPE data at %s", path, exc_info=True)
+        return None
+    return dict(zip(tokens, range(len(tokens)), strict=True))
 
 
 def _packaged_bpe_path(name: str) -> Path | None:
@@ -159,9 +194,8 @@ def _read_local_bpe(name: str, url: str, expected_hash: str | None) -> bytes | N
                 candidates.append(fh.read())
         except OSError:  # pragma: no cover - unreadable cache file
             pass
-    for packaged in (_bundled_bpe_path(name), _packaged_bpe_path(name)):
-        if packaged is None:
-            continue
+    packaged = _packaged_bpe_path(name)
+    if packaged is not None:
         try:
             candidates.append(gzip.decompress(packaged.read_bytes()))
         except (OSError, EOFError, gzip.BadGzipFile):
@@ -193,9 +227,9 @@ def load_offline_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding | N
     """Load a tiktoken encoding from local data only; `None` when it is not available.
 
     The constructor parameters (split pattern, special tokens) come from tiktoken's own
-    registry; only the merge table is read locally, from tiktoken's cache, from this
-    package's own copy (`o200k_base`) or from the `bpe-openai` package, and is checked against
-    tiktoken's expected SHA-256.
+    registry; only the merge table is read locally, from this package's own copy
+    (`o200k_base`), from tiktoken's cache or from the `bpe-openai` package, and is checked
+    against tiktoken's expected SHA-256 (the shipped copy against the hash recorded with it).
 
     Args:
         name: Encoding name, for example `"o200k_base"` or `"cl100k_base"`.
@@ -229,6 +263,9 @@ def _build_encoding(name: str) -> tiktoken.Encoding | None:
     missing: list[str] = []
 
     def local_loader(url: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        shipped = _bundled_ranks(name, expected_hash)
+        if shipped is not None:
+            return shipped
         data = _read_local_bpe(name, url, expected_hash)
         if data is None:
             missing.append(url)
