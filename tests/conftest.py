@@ -1,4 +1,4 @@
-"""Shared fixtures: corpus location, hypothesis profiles."""
+"""Shared fixtures: corpus location, hypothesis profiles, the default view registry."""
 
 from __future__ import annotations
 
@@ -33,3 +33,11 @@ def corpus() -> Path:
     if not (CORPUS / "cases.jsonl").exists():
         pytest.skip(f"corpus not found at {CORPUS}")
     return CORPUS
+
+
+@pytest.fixture
+def default_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undo `register_view` calls of a test: the process-wide default registry is restored."""
+    from langchain_result_layer.views import registry
+
+    monkeypatch.setattr(registry, "_DEFAULT", registry.registered_views())

@@ -50,7 +50,7 @@ from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStor
 from langchain_result_layer.summarize import ResultSummarizer, SummaryOutcome
 from langchain_result_layer.views import ViewContext, choose_view
 from langchain_result_layer.views._tabular import materialize_rows
-from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, get_view
+from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder
 from langchain_result_layer.views.blocks import (
     BLOCK_OVERHEAD_TOKENS,
     BlockPlan,
@@ -61,6 +61,7 @@ from langchain_result_layer.views.blocks import (
     plan_blocks,
     render_blocks,
 )
+from langchain_result_layer.views.registry import get_view
 from langchain_result_layer.views.text import TextView, utf8_length
 
 __all__ = ["META_KEY", "ProcessOutcome", "ResultPipeline", "headline_of"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -302,17 +301,9 @@ class GreedyView(UpperView):
 
 
 @pytest.fixture
-def user_views() -> Iterator[None]:
-    from langchain_result_layer.views import base
-
-    before = dict(base._REGISTRY)
+def user_views(default_views: None) -> None:
     register_view(UpperView())
     register_view(GreedyView())
-    try:
-        yield
-    finally:
-        base._REGISTRY.clear()
-        base._REGISTRY.update(before)
 
 
 @pytest.mark.usefixtures("user_views")

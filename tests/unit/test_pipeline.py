@@ -18,7 +18,7 @@ from langchain_result_layer.errors import StoreQuotaExceededError, StoreUnavaila
 from langchain_result_layer.pipeline import META_KEY, ResultPipeline, headline_of
 from langchain_result_layer.stores.base import Principal, RecordMeta
 from langchain_result_layer.stores.memory import InMemoryResultStore
-from langchain_result_layer.views import base as views_base
+from langchain_result_layer.views import registry as views_registry
 from langchain_result_layer.views.blocks import content_chars, content_tokens
 
 EXACT = TiktokenCounter()
@@ -151,8 +151,9 @@ async def test_small_inputs_stay_on_the_loop() -> None:
 def test_bytes_become_a_binary_notice_without_a_binary_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    registry = {k: v for k, v in views_base.registered_views().items() if k != "binary"}
-    monkeypatch.setattr(views_base, "_REGISTRY", registry)
+    monkeypatch.setattr(
+        views_registry, "_DEFAULT", views_registry.registered_views().without("binary")
+    )
     store = InMemoryResultStore()
     pipe = ResultPipeline(budget=Budget(tokens=500, chars=4_000), counter=EXACT, store=store)
     data = bytes(range(256)) * 100
@@ -171,7 +172,7 @@ def test_bytes_become_a_binary_notice_without_a_binary_view(
 
 
 def test_bytes_use_the_binary_view_when_registered() -> None:
-    if views_base.get_view("binary") is None:
+    if views_registry.get_view("binary") is None:
         pytest.skip("no binary view registered")
     pipe = ResultPipeline(budget=Budget(tokens=500, chars=4_000), counter=EXACT, store=None)
     outcome = pipe.process(b"\x00\x01hello world\x02" * 1_000, tool_name="fetch")

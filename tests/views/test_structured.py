@@ -22,7 +22,7 @@ from langchain_result_layer.views import (
     get_view,
     register_view,
 )
-from langchain_result_layer.views.base import _REGISTRY, _REGISTRY_LOCK, render_slice
+from langchain_result_layer.views.base import render_slice
 from langchain_result_layer.views.binary import BinaryView, detect_type, printable_strings
 from langchain_result_layer.views.files import FileView, outline
 from langchain_result_layer.views.json_view import JsonView, format_path, resolve_path
@@ -289,18 +289,14 @@ class _Broken(_Csvish):
         raise RuntimeError("boom")
 
 
+@pytest.mark.usefixtures("default_views")
 def test_user_views_take_part_and_broken_ones_are_skipped() -> None:
-    try:
-        register_view(_Csvish())
-        register_view(_Broken())
-        assert choose_view("CSVISH,1,2").kind == "csvish"
-        assert choose_view("hello").kind == "text"
-        with pytest.raises(ValueError, match="already registered"):
-            register_view(_Csvish(), replace=False)
-    finally:
-        with _REGISTRY_LOCK:
-            _REGISTRY.pop("csvish", None)
-            _REGISTRY.pop("broken", None)
+    register_view(_Csvish())
+    register_view(_Broken())
+    assert choose_view("CSVISH,1,2").kind == "csvish"
+    assert choose_view("hello").kind == "text"
+    with pytest.raises(ValueError, match="already registered"):
+        register_view(_Csvish(), replace=False)
 
 
 def test_sniffing_reads_only_a_prefix_of_huge_inputs() -> None:

@@ -63,8 +63,8 @@ from langchain_result_layer.views.base import (
     Rendered,
     SliceRequest,
     ViewContext,
-    get_view,
 )
+from langchain_result_layer.views.registry import get_view
 from langchain_result_layer.views.text import TextView
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 r"""Kind-specific views and the registry that picks one for each result.
 
-Choosing a view:
+Choosing a view (the rule lives in `ViewRegistry.choose`):
 
 1. the tool's declared kind wins (`ToolPolicy(kind="log")`);
 2. otherwise every registered view sniffs the output (cheaply: text views look at a prefix,
@@ -10,8 +10,9 @@ Choosing a view:
    do not start with a timestamp) scores above a log, whatever its date or status columns;
 3. the plain text view (head + error windows + tail) is the fallback.
 
-Built-in kinds: `text`, `rows`, `log`, `command`, `file`, `json`, `search`, `binary`.
-Register your own with `register_view`.
+Built-in kinds (`BUILTIN_VIEWS`, the one table of them): `text`, `rows`, `log`, `command`,
+`file`, `json`, `search`, `binary`. Give one layer its own views with
+`ResultLayer(views=[...])`; `register_view` adds a view to the process-wide default.
 
 Example:
     ```python
@@ -25,8 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import logging
-
 from langchain_result_layer.views._salience import SalienceSettings
 from langchain_result_layer.views.base import (
     Prepared,
@@ -34,21 +33,27 @@ from langchain_result_layer.views.base import (
     ResultViewBuilder,
     SliceRequest,
     ViewContext,
-    get_view,
-    register_view,
-    registered_views,
 )
 from langchain_result_layer.views.binary import BinaryView
 from langchain_result_layer.views.command import CommandView
 from langchain_result_layer.views.files import FileView
 from langchain_result_layer.views.json_view import JsonView
 from langchain_result_layer.views.logs import LogView
+from langchain_result_layer.views.registry import (
+    BUILTIN_KINDS,
+    BUILTIN_VIEWS,
+    ViewRegistry,
+    get_view,
+    register_view,
+    registered_views,
+)
 from langchain_result_layer.views.rows import RowsView
 from langchain_result_layer.views.search import SearchView
 from langchain_result_layer.views.text import TextView
 
 __all__ = [
     "BUILTIN_KINDS",
+    "BUILTIN_VIEWS",
     "BinaryView",
     "CommandView",
     "FileView",
@@ -63,49 +68,23 @@ __all__ = [
     "SliceRequest",
     "TextView",
     "ViewContext",
+    "ViewRegistry",
     "choose_view",
     "get_view",
     "register_view",
     "registered_views",
 ]
 
-logger = logging.getLogger(__name__)
 
-_SNIFF_THRESHOLD = 0.5
-
-BUILTIN_KINDS: tuple[str, ...] = (
-    "text",
-    "rows",
-    "log",
-    "command",
-    "file",
-    "json",
-    "search",
-    "binary",
-)
-"""Kinds registered when the package is imported."""
-
-
-def _register_builtin_views() -> None:
-    for view in (
-        TextView(),
-        RowsView(),
-        LogView(),
-        CommandView(),
-        FileView(),
-        JsonView(),
-        SearchView(),
-        BinaryView(),
-    ):
-        register_view(view)
-
-
-def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilder:
-    r"""Pick the view for a tool output.
+def choose_view(
+    payload: object, *, kind: str | None = None, views: ViewRegistry | None = None
+) -> ResultViewBuilder:
+    r"""Pick the view for a tool output (`ViewRegistry.choose`).
 
     Args:
         payload: The tool output (content string, block list, bytes or object).
         kind: The tool's declared kind, if any; wins when registered.
+        views: The registry to choose from (default: the process-wide one).
 
     Returns:
         The view to use (the text view when nothing is confident).
@@ -115,31 +94,7 @@ def choose_view(payload: object, *, kind: str | None = None) -> ResultViewBuilde
 
     Example:
         ```python
-        choose_view("a,b\n1,2\n", kind="text").kind  # 'text'
+        assert choose_view("a,b\n1,2\n", kind="text").kind == "text"
         ```
     """
-    views = registered_views()
-    if kind is not None:
-        view = views.get(kind)
-        if view is None:
-            msg = f"no view registered for kind {kind!r}; known kinds: {sorted(views)}"
-            raise ValueError(msg)
-        return view
-    best: ResultViewBuilder = views.get("text") or TextView()
-    best_score = _SNIFF_THRESHOLD
-    # User views are asked first and keep ties; built-in views in a fixed order.
-    ordered = [v for k, v in views.items() if k not in BUILTIN_KINDS] + [
-        views[k] for k in BUILTIN_KINDS if k in views
-    ]
-    for view in ordered:
-        try:
-            score = float(view.sniff(payload))
-        except Exception:
-            logger.warning("view %r failed to sniff; skipped", view.kind, exc_info=True)
-            continue
-        if score > best_score:
-            best, best_score = view, score
-    return best
-
-
-_register_builtin_views()
+    return (views if views is not None else registered_views()).choose(payload, kind=kind)

@@ -1,4 +1,4 @@
-"""The view interface: how one kind of result is prepared, stored, rendered and paged.
+r"""The view interface: how one kind of result is prepared, stored, rendered and paged.
 
 A view class turns a tool's output into
 
@@ -7,11 +7,14 @@ A view class turns a tool's output into
 3. on a fetch, the rendering of one slice (a page, a line range, a character range).
 
 Views are pure: the pipeline does the storing, the fetch tool does the reading, and views only
-compute. Users register their own view classes with `register_view`.
+compute. A layer chooses among the views of its `ViewRegistry` (`views.registry`).
 
 Example:
     ```python
-    from langchain_result_layer.views.base import ResultViewBuilder, register_view
+    from langchain_result_layer.core.budget import Budget
+    from langchain_result_layer.core.tokens import ApproximateTokenCounter
+    from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder
+    from langchain_result_layer.views.registry import ViewRegistry
 
 
     class CsvView(ResultViewBuilder):
@@ -20,23 +23,29 @@ Example:
         def sniff(self, payload: object) -> float:
             return 0.9 if isinstance(payload, str) and payload.count(",") > 10 else 0.0
 
-        # prepare() and render() as in TextView ...
+        def prepare(self, payload: object) -> Prepared:
+            return Prepared(raw=str(payload))
+
+        def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+            head = str(prepared.raw)[: ctx.budget.chars]
+            return Rendered(content=head, view=ResultView(kind=self.kind))
 
 
-    register_view(CsvView())
+    view = ViewRegistry.builtin().with_views(CsvView()).choose("a,b\n" * 20)
+    ctx = ViewContext(budget=Budget(tokens=50, chars=12), counter=ApproximateTokenCounter())
+    assert view.render(view.prepare("a,b\n" * 20), ctx).content == "a,b\na,b\na,b\n"
     ```
 """
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, TypeAlias
 
 from langchain_result_layer.core.budget import Budget
-from langchain_result_layer.core.reference import Reference, register_kind
+from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
@@ -53,9 +62,6 @@ __all__ = [
     "SliceRequest",
     "ViewContext",
     "budget_with",
-    "get_view",
-    "register_view",
-    "registered_views",
     "render_slice",
 ]
 
@@ -64,17 +70,6 @@ __all__ = [
 class ViewContext:
     """Everything a view needs to render one result.
 
-    Attributes:
-        budget: Bound for the whole rendered content.
-        counter: Token counter the budget is measured with.
-        tool_name: Name of the tool that produced the result.
-        is_error: Whether the tool reported an error.
-        reference: Reference to the stored raw result (no range), when stored.
-        store_note: What to tell the model when the raw result could not be stored.
-        fetch_tool_name: Name of the fetch tool, for "read more" calls.
-        head_fraction: Per-tool override of the head share (text-like views).
-        options: Per-tool view options (for example `fields`, `page_size`).
-
     Example:
         ```python
         ctx = ViewContext(budget=Budget(tokens=2_000, chars=8_000), counter=counter)
@@ -82,26 +77,28 @@ class ViewContext:
     """
 
     budget: Budget
+    """Bound for the whole rendered content."""
     counter: TokenCounter
+    """Token counter the budget is measured with."""
     tool_name: str | None = None
+    """Name of the tool that produced the result."""
     is_error: bool = False
+    """Whether the tool reported an error."""
     reference: Reference | None = None
+    """Reference to the stored raw result (no range), when stored."""
     store_note: str | None = None
+    """What to tell the model when the raw result could not be stored."""
     fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME
+    """Name of the fetch tool, for "read more" calls."""
     head_fraction: float | None = None
+    """Per-tool override of the head share (text-like views)."""
     options: Mapping[str, Any] = field(default_factory=dict)
+    """Per-tool view options (for example `fields`, `page_size`)."""
 
 
 @dataclass(slots=True)
 class Prepared:
     r"""A tool output made ready for storing and rendering.
-
-    Attributes:
-        raw: The exact form to store (`str`, or `bytes` for binary results). Reading every
-            range of it back rebuilds it exactly.
-        data: Parsed data the view keeps for rendering (rows, parsed JSON, ...).
-        text: Whether `raw` should be shown as text when it fits the budget unchanged.
-        facts: Facts learnt while preparing (row count, columns, ...).
 
     Example:
         ```python
@@ -110,27 +107,31 @@ class Prepared:
     """
 
     raw: str | bytes
+    """The exact form to store (`str`, or `bytes` for binary results). Reading every range of it
+    back rebuilds it exactly."""
     data: Any = None
+    """Parsed data the view keeps for rendering (rows, parsed JSON, ...)."""
     text: bool = True
+    """Whether `raw` should be shown as text when it fits the budget unchanged."""
     facts: dict[str, Any] = field(default_factory=dict)
+    """Facts learnt while preparing (row count, columns, ...)."""
 
 
 @dataclass(slots=True)
 class Rendered:
     """What the model sees and the record of it.
 
-    Attributes:
-        content: Model-visible content: a string, or a list of content blocks.
-        view: The structured record (becomes the `ToolMessage.artifact`).
-
     Example:
         ```python
-        rendered.view.truncated  # doctest: +SKIP
+        rendered = Rendered(content="first lines ...", view=ResultView(kind="text"))
+        assert not rendered.view.truncated
         ```
     """
 
     content: str | list[Any]
+    """Model-visible content: a string, or a list of content blocks."""
     view: ResultView
+    """The structured record (becomes the `ToolMessage.artifact`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +141,6 @@ class SliceRequest:
     Exactly one of the two forms is set: lines (1-based, inclusive) or characters/bytes
     (0-based offset and a length).
 
-    Attributes:
-        start_line: First line.
-        end_line: Last line (inclusive).
-        offset: First character (byte).
-        limit: Length in characters (bytes).
-
     Example:
         ```python
         SliceRequest(start_line=1, end_line=50)
@@ -153,9 +148,13 @@ class SliceRequest:
     """
 
     start_line: int | None = None
+    """First line."""
     end_line: int | None = None
+    """Last line (inclusive)."""
     offset: int | None = None
+    """First character (byte)."""
     limit: int | None = None
+    """Length in characters (bytes)."""
     max_size: int | None = None
     """Most characters (bytes) to read: the reader stops there and marks the read incomplete
     (`None`: up to `RecordInfo.max_read`). A request with no range reads the whole record."""
@@ -173,16 +172,6 @@ to read it in parts instead. Records are capped by the store anyway (256 MiB by 
 class RecordInfo:
     """What a fetch knows about a stored record before it reads it.
 
-    Attributes:
-        record_id: The record's id.
-        kind: The view kind that stored it.
-        size: Characters (bytes when binary) of the original result.
-        lines: Lines of the original result.
-        binary: Whether the record is bytes.
-        capped: Whether the store kept only a head and a tail of it.
-        tool_name: The tool that produced it.
-        max_read: Most characters (bytes) one read may return.
-
     Example:
         ```python
         RecordInfo(record_id="AbCdEfGhIjKlMnOpQrStUv", kind="rows", size=4_000, lines=100)
@@ -190,13 +179,21 @@ class RecordInfo:
     """
 
     record_id: str
+    """The record's id."""
     kind: str
+    """The view kind that stored it."""
     size: int
+    """Characters (bytes when binary) of the original result."""
     lines: int
+    """Lines of the original result."""
     binary: bool = False
+    """Whether the record is bytes."""
     capped: bool = False
+    """Whether the store kept only a head and a tail of it."""
     tool_name: str | None = None
+    """The tool that produced it."""
     max_read: int = DEFAULT_MAX_READ_CHARS
+    """Most characters (bytes) one read may return."""
 
 
 class SliceRead(Protocol):
@@ -247,7 +244,8 @@ class FetchSliceError(ValueError):
 
     Example:
         ```python
-        raise FetchSliceError("$.items[9] does not exist: $.items is an array of 3.")
+        error = FetchSliceError("$.items[9] does not exist: $.items is an array of 3.")
+        assert isinstance(error, ValueError)  # the fetch tool shows str(error) to the model
         ```
     """
 
@@ -363,8 +361,24 @@ class ResultViewBuilder(ABC):
 
         Example:
             ```python
-            steps = view.fetch_slice(ref, record, ctx)
-            request = next(steps)  # then steps.send(store.read(...)) until StopIteration
+            from langchain_result_layer import Principal
+            from langchain_result_layer.views.text import TextView
+
+            meta = store.info(ref.record_id, principal=Principal())
+            record = RecordInfo(record_id=ref.record_id, kind="text",
+                                size=meta.original_size, lines=meta.line_count)
+            steps = TextView().fetch_slice(ref.with_lines(2_401, 2_401), record, ctx)
+            request = next(steps)
+            try:  # the fetch tool's driver: answer every read until the steps return
+                while True:
+                    part = store.read(ref.record_id, principal=Principal(),
+                                      start_line=request.start_line, end_line=request.end_line,
+                                      offset=request.offset, limit=request.limit,
+                                      max_size=request.max_size)
+                    request = steps.send(part)
+            except StopIteration as done:
+                shown = done.value
+            assert "undefined reference" in shown.content
             ```
         """
         request = self.slice_for(reference, record.lines)
@@ -403,66 +417,6 @@ def _with_lookahead(view: object, request: SliceRequest, record: RecordInfo) -> 
         return request
     span = max(1, request.end_line - start + 1)
     return replace(request, end_line=min(record.lines, request.end_line + _LOOKAHEAD * span))
-
-
-_REGISTRY: dict[str, ResultViewBuilder] = {}
-_REGISTRY_LOCK = threading.Lock()
-
-
-def register_view(view: ResultViewBuilder, *, replace: bool = True) -> None:
-    """Register a view instance under its `kind`.
-
-    Args:
-        view: The view.
-        replace: Replace an existing view of the same kind (default) or raise.
-
-    Raises:
-        ValueError: When the kind is taken and `replace` is false.
-
-    Example:
-        ```python
-        register_view(MyView())
-        ```
-    """
-    with _REGISTRY_LOCK:
-        if not replace and view.kind in _REGISTRY:
-            msg = f"a view for kind {view.kind!r} is already registered"
-            raise ValueError(msg)
-        register_kind(view.kind)  # references may name it
-        _REGISTRY[view.kind] = view
-
-
-def get_view(kind: str) -> ResultViewBuilder | None:
-    """The registered view for `kind`, if any.
-
-    Args:
-        kind: A kind name.
-
-    Returns:
-        The view or `None`.
-
-    Example:
-        ```python
-        get_view("text")
-        ```
-    """
-    with _REGISTRY_LOCK:
-        return _REGISTRY.get(kind)
-
-
-def registered_views() -> dict[str, ResultViewBuilder]:
-    """A snapshot of the registry.
-
-    Returns:
-        Kind -> view.
-
-    Example:
-        ```python
-        sorted(registered_views())
-        ```
-    """
-    with _REGISTRY_LOCK:
-        return dict(_REGISTRY)
 
 
 def budget_with(ctx: ViewContext, budget: Budget) -> ViewContext:
@@ -551,8 +505,12 @@ def render_slice(
 
     Example:
         ```python
-        render_slice(get_view("text"), "a\\nb\\n", reference=ref, slice_start_line=1,
-                     slice_offset=0, record_size=4, record_lines=2, ctx=ctx)  # doctest: +SKIP
+        from langchain_result_layer.views.text import TextView
+
+        shown = render_slice(TextView(), "a\\nb\\n", reference=ref.with_lines(1, 2),
+                             slice_start_line=1, slice_offset=0, record_size=4, record_lines=2,
+                             ctx=ctx)
+        assert "a\\nb" in shown.content
         ```
     """
     custom = getattr(view, "render_slice", None)

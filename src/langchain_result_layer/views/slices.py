@@ -37,7 +37,8 @@ from langchain_result_layer.core.normalize import safe_cut
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.views.base import Rendered, SliceRequest, ViewContext, get_view
+from langchain_result_layer.views.base import Rendered, SliceRequest, ViewContext
+from langchain_result_layer.views.registry import get_view
 
 __all__ = ["display_safe", "hex_dump", "render_text_slice", "requested_range"]
 
