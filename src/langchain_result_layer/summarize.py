@@ -1,4 +1,4 @@
-"""Optional model-written summaries of large results (off by default).
+r"""Optional model-written summaries of large results (off by default).
 
 Some results carry their value spread thin (a long web page, a design document, a 5,000-line
 diff review): no head, tail or error window holds it. With a summarising model configured,
@@ -19,14 +19,22 @@ raw result is stored and referenced exactly as before.
 
 Example:
     ```python
-    from langchain_result_layer import ResultLayer
+    from langchain_core.messages import ToolMessage
+
+    from langchain_result_layer import ResultLayer, ScriptedChatModel
     from langchain_result_layer.summarize import SummarySettings
 
+    cheap_model = ScriptedChatModel(script=["The build fails at line 2401 [L2401]."])
     layer = ResultLayer(
         context_window=128_000,
-        summarizer=cheap_model,
-        summary=SummarySettings(min_chars=20_000, kinds=frozenset({"text", "file"})),
+        max_result_tokens=2_000,
+        summarizer=cheap_model,  # any chat model
+        summary=SummarySettings(min_chars=20_000, chunk_chars=200_000),  # one call here
     )
+    log = "".join(f"[{i:05d}] compiling module_{i}.c\n" for i in range(3_000))
+    seen = layer.process_tool_message(ToolMessage(content=log, tool_call_id="c1", name="make"))
+    assert "[Model-written summary by ScriptedChatModel of all of the result" in seen.content
+    assert "The build fails at line 2401" in seen.content
     ```
 """
 
@@ -36,7 +44,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -77,30 +85,21 @@ REDUCE_PROMPT = (
 class SummarySettings:
     """When and how results are summarised.
 
-    Attributes:
-        min_chars: Only results at least this large (characters) are summarised.
-        kinds: View kinds to summarise (`None`: every kind).
-        max_summary_tokens: Token cap of the summary (also at most `max_share` of the budget).
-        max_share: Largest share of the per-result budget the summary may take.
-        chunk_chars: Characters of the original per map call.
-        max_calls: Cap on model calls per result (map calls plus the reduce call).
-        timeout_seconds: Time limit for the whole summary.
-        cache_size: Summaries kept in the content-hash cache.
-
     Example:
         ```python
-        SummarySettings(min_chars=50_000, max_calls=4)
+        settings = SummarySettings(min_chars=50_000, max_calls=4)
+        assert settings.kinds is None  # every kind
         ```
     """
 
     min_chars: int = 20_000
-    """Only results at least this large are summarised."""
+    """Only results at least this large (characters) are summarised."""
 
     kinds: frozenset[str] | None = None
     """View kinds to summarise (`None`: every kind)."""
 
     max_summary_tokens: int = 400
-    """Token cap of the summary."""
+    """Token cap of the summary block (also at most `max_share` of the per-result budget)."""
 
     max_share: float = 0.25
     """Largest share of the per-result budget the summary may take."""
@@ -109,7 +108,7 @@ class SummarySettings:
     """Characters of the original per map call."""
 
     max_calls: int = 8
-    """Cap on model calls per result (map + reduce)."""
+    """Cap on model calls per result (map calls plus the reduce call)."""
 
     timeout_seconds: float = 60.0
     """Time limit for the whole summary."""
@@ -131,36 +130,35 @@ class SummarySettings:
 class SummaryOutcome:
     """A summary, or why there is none.
 
-    Attributes:
-        text: The rendered summary block (labelled and fenced), or `None` on failure.
-        summary: The model's summary with validated citations (unrendered).
-        line: The first sentence of the summary, for one-line placeholders.
-        citations: Valid cited ranges `(start_line, end_line)`.
-        dropped_citations: Citations that were outside the result and were removed.
-        calls: Model calls made (0 on a cache hit).
-        chunks_total: Chunks the result was split into.
-        chunks_summarised: Chunks actually sent to the model.
-        clipped: Whether the summary was cut to its token cap.
-        cached: Whether it came from the cache.
-        error: Why there is no summary.
-
     Example:
         ```python
-        outcome.error or outcome.line  # doctest: +SKIP
+        failed = SummaryOutcome(text=None, error="timed out after 60 s")
+        assert (failed.error or failed.line) == "timed out after 60 s"
         ```
     """
 
     text: str | None
+    """The rendered summary block (labelled and fenced), or `None` on failure."""
     summary: str = ""
+    """The model's summary with validated citations (unrendered)."""
     line: str = ""
+    """The first sentence of the summary, for one-line placeholders."""
     citations: list[tuple[int, int]] = field(default_factory=list)
+    """Valid cited ranges `(start_line, end_line)`."""
     dropped_citations: int = 0
+    """Citations that were outside the result and were removed."""
     calls: int = 0
+    """Model calls made (0 on a cache hit)."""
     chunks_total: int = 0
+    """Chunks the result was split into."""
     chunks_summarised: int = 0
+    """Chunks actually sent to the model."""
     clipped: bool = False
+    """Whether the summary was cut to its token cap."""
     cached: bool = False
+    """Whether it came from the cache."""
     error: str | None = None
+    """Why there is no summary."""
 
 
 def parse_citations(text: str, *, total_lines: int) -> tuple[str, list[tuple[int, int]], int]:
@@ -262,7 +260,7 @@ def _message_text(message: Any) -> str:
 
 
 class ResultSummarizer:
-    """Map-reduce summaries of large results with a bounded number of model calls.
+    r"""Map-reduce summaries of large results with a bounded number of model calls.
 
     Args:
         model: A chat model (anything with `invoke`/`ainvoke` taking a string).
@@ -271,8 +269,16 @@ class ResultSummarizer:
 
     Example:
         ```python
-        summarizer = ResultSummarizer(model=cheap_model, settings=SummarySettings(),
-                                      counter=layer.token_counter)
+        from langchain_result_layer import ScriptedChatModel
+        from langchain_result_layer.core.tokens import ApproximateTokenCounter
+
+        summarizer = ResultSummarizer(
+            model=ScriptedChatModel(script=["Mostly compile lines [L1-L3]."]),
+            settings=SummarySettings(min_chars=10),
+            counter=ApproximateTokenCounter(),
+        )
+        outcome = summarizer.summarize("a\nb\nc\n" * 10, budget_tokens=2_000)
+        assert outcome.citations == [(1, 3)] and outcome.calls == 1
         ```
     """
 
@@ -346,19 +352,11 @@ class ResultSummarizer:
         words = max(20, int(cap * share))
         return picked, len(chunks), words, reduce
 
-    def _call(self, prompt: str) -> Any:
+    def _invoke_kwargs(self) -> dict[str, Any]:
+        """Keep the summariser's calls out of the graph's message stream (Runnables only)."""
         from langchain_core.runnables import Runnable  # noqa: PLC0415 - loads langsmith
 
-        if isinstance(self.model, Runnable):
-            return self.model.invoke(prompt, config=_SUMMARY_CONFIG)
-        return self.model.invoke(prompt)
-
-    async def _acall(self, prompt: str) -> Any:
-        from langchain_core.runnables import Runnable  # noqa: PLC0415 - loads langsmith
-
-        if isinstance(self.model, Runnable):
-            return await self.model.ainvoke(prompt, config=_SUMMARY_CONFIG)
-        return await self.model.ainvoke(prompt)
+        return {"config": _SUMMARY_CONFIG} if isinstance(self.model, Runnable) else {}
 
     def _finish(
         self,
@@ -494,10 +492,14 @@ class ResultSummarizer:
             return job
 
         def work() -> tuple[list[str], int]:
-            parts = [_message_text(self._call(prompt)) for prompt in job.prompts]
-            if job.reduce:
-                return [_message_text(self._call(job.reduce_prompt(parts)))], len(parts) + 1
-            return parts, len(parts)
+            steps, kwargs = job.steps(), self._invoke_kwargs()
+            prompts = next(steps)
+            while True:
+                try:
+                    prompts = steps.send([self.model.invoke(p, **kwargs) for p in prompts])
+                except StopIteration as done:
+                    finished: tuple[list[str], int] = done.value
+                    return finished
 
         import concurrent.futures  # noqa: PLC0415 - only when a summariser runs
 
@@ -521,18 +523,7 @@ class ResultSummarizer:
         kind: str = "text",
         reference: Reference | None = None,
     ) -> SummaryOutcome:
-        """Async twin of `summarize`: map calls run concurrently; never raises.
-
-        Args:
-            raw: The raw result text.
-            budget_tokens: The per-result budget.
-            tool_name: The tool's name.
-            kind: The view kind.
-            reference: Reference of the stored raw result.
-
-        Returns:
-            The outcome.
-        """
+        """Async twin of `summarize` (same arguments and outcome); map calls run concurrently."""
         import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
 
         job = await asyncio.to_thread(
@@ -542,12 +533,15 @@ class ResultSummarizer:
             return job
 
         async def work() -> tuple[list[str], int]:
-            answers = await asyncio.gather(*(self._acall(p) for p in job.prompts))
-            parts = [_message_text(a) for a in answers]
-            if job.reduce:
-                reduced = await self._acall(job.reduce_prompt(parts))
-                return [_message_text(reduced)], len(parts) + 1
-            return parts, len(parts)
+            steps, kwargs = job.steps(), self._invoke_kwargs()
+            prompts = next(steps)
+            while True:
+                answers = await asyncio.gather(*(self.model.ainvoke(p, **kwargs) for p in prompts))
+                try:
+                    prompts = steps.send(list(answers))
+                except StopIteration as done:
+                    finished: tuple[list[str], int] = done.value
+                    return finished
 
         task = asyncio.ensure_future(work())
         done, _ = await asyncio.wait([task], timeout=self.settings.timeout_seconds)
@@ -572,8 +566,19 @@ class _Job:
     chunks_total: int
     chunks_used: int
 
-    def reduce_prompt(self, parts: list[str]) -> str:
-        return REDUCE_PROMPT.format(words=int(self.cap * 0.7)) + "\n\n".join(parts)
+    def steps(self) -> Generator[list[str], list[Any], tuple[list[str], int]]:
+        """The model calls, without I/O (the sync and async drivers only send the answers).
+
+        Yields each batch of prompts (the map prompts, which may run concurrently, then the
+        reduce prompt), is sent the answers, and returns the summary's pieces and the number
+        of model calls made.
+        """
+        parts = [_message_text(answer) for answer in (yield self.prompts)]
+        if not self.reduce:
+            return parts, len(parts)
+        prompt = REDUCE_PROMPT.format(words=int(self.cap * 0.7)) + "\n\n".join(parts)
+        (reduced,) = yield [prompt]
+        return [_message_text(reduced)], len(parts) + 1
 
 
 def render_summary(
@@ -604,8 +609,9 @@ def render_summary(
 
     Example:
         ```python
-        render_summary("It fails [L3].", ranges=[(3, 3)], reference=None, model_name="m",
-                       chunks_total=1, chunks_used=1, dropped=0, clipped=False)
+        block = render_summary("It fails [L3].", ranges=[(3, 3)], reference=ref, model_name="m",
+                               chunks_total=4, chunks_used=2, dropped=0, clipped=False)
+        assert "the first and last of 4 parts" in block and "start_line=3" in block
         ```
     """
     if chunks_used >= chunks_total:

@@ -43,10 +43,6 @@ MIN_RESULT_CHARS = 256
 class Budget:
     """A two-sided bound on one rendered result.
 
-    Attributes:
-        tokens: Maximum tokens under the layer's `TokenCounter`.
-        chars: Maximum characters.
-
     Example:
         ```python
         b = Budget(tokens=2_000, chars=8_000)

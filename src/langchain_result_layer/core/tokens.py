@@ -415,10 +415,13 @@ class ChatModelTokenCounter:
 
     Example:
         ```python
-        from langchain_openai import ChatOpenAI
+        class Words:  # any object with `get_num_tokens`: ChatOpenAI(model="gpt-4o-mini"), ...
+            def get_num_tokens(self, text: str) -> int:
+                return len(text.split())
 
-        counter = ChatModelTokenCounter(ChatOpenAI(model="gpt-4o-mini"))
-        counter.count("some text")
+
+        counter = ChatModelTokenCounter(Words(), exact=False)
+        assert counter.count("some text") == 2 and counter.name == "model:Words"
         ```
     """
 

@@ -58,30 +58,24 @@ ELLIPSIS = "…"
 
 @dataclass(slots=True)
 class Section:
-    """One labelled part of the fenced body.
-
-    Attributes:
-        title: The label (the package's own words; rendered as a fence marker).
-        lines: The section's lines (data: already cleaned for display).
-    """
+    """One labelled part of the fenced body."""
 
     title: str
+    """The label (the package's own words; rendered as a fence marker)."""
     lines: list[str] = field(default_factory=list)
+    """The section's lines (data: already cleaned for display)."""
 
 
 @dataclass(slots=True)
 class Layout:
-    """Header, fenced sections and footer of one rendered view.
-
-    Attributes:
-        header: First line (outside the fence; no data).
-        sections: Fenced sections, in order.
-        footer: Last line (outside the fence; omissions and references).
-    """
+    """Header, fenced sections and footer of one rendered view."""
 
     header: str
+    """First line (outside the fence; no data)."""
     sections: list[Section]
+    """Fenced sections, in order."""
     footer: str
+    """Last line (outside the fence; omissions and references)."""
 
     def render(self, fence: Fence) -> str:
         """The model-visible text.

@@ -71,20 +71,16 @@ _TOP_COVER = 0.5
 
 @dataclass(slots=True)
 class Table:
-    """Rows recognised in a tool output.
-
-    Attributes:
-        columns: Column names, in first-seen order.
-        rows: One dict per row (values exactly as given, JSON-ready).
-        source: Where the rows came from (`records`, `tuples`, `sqlalchemy`, `csv`, `json`,
-            `dataframe`).
-        delimiter: Field separator for delimited text.
-    """
+    """Rows recognised in a tool output."""
 
     columns: list[str]
+    """Column names, in first-seen order."""
     rows: list[dict[str, Any]]
+    """One dict per row (values exactly as given, JSON-ready)."""
     source: str
+    """Where the rows came from (`records`, `tuples`, `sqlalchemy`, `csv`, `json`, `dataframe`)."""
     delimiter: str | None = None
+    """Field separator for delimited text."""
 
 
 # --------------------------------------------------------------------------- recognising
@@ -167,8 +163,12 @@ def materialize_rows(payload: object) -> object:
 
     Example:
         ```python
-        rows = materialize_rows(connection.execute(text("SELECT 1 AS one")))  # doctest: +SKIP
-        assert table_from_payload(rows).columns == ["one"]  # doctest: +SKIP
+        import sqlalchemy
+
+        with sqlalchemy.create_engine("sqlite://").connect() as connection:
+            rows = materialize_rows(connection.execute(sqlalchemy.text("SELECT 1 AS one")))
+        assert isinstance(rows, list) and rows[0].one == 1  # readable after the connection
+        assert materialize_rows("not a result") == "not a result"
         ```
     """
     if _is_sqlalchemy_result(payload):
@@ -295,17 +295,6 @@ _PROSE_WORDS = 3.0
 class TextLayout:
     r"""How rows are laid out in a tool's text.
 
-    Attributes:
-        format: `json_array`, `jsonl` or `delimited`.
-        delimiter: Field delimiter (delimited text).
-        header: Whether the first record names the columns (delimited text).
-        aligned: A psql or markdown table: a separator line under the header, cells padded
-            with spaces, markdown's outer pipes.
-        trailing: Every line ends with the delimiter (an empty last field that is dropped).
-        columns: Column names (delimited text: the header, else `1..n`).
-        data_start: Lines before the first row (leading blank lines, header, separator);
-            meaningful for `line_rows` layouts.
-
     Example:
         ```python
         layout = detect_layout("id|name\n1|a\n2|b\n3|c\n", whole=True)
@@ -314,12 +303,21 @@ class TextLayout:
     """
 
     format: str
+    """`json_array`, `jsonl` or `delimited`."""
     delimiter: str | None = None
+    """Field delimiter (delimited text)."""
     header: bool = False
+    """Whether the first record names the columns (delimited text)."""
     aligned: bool = False
+    """A psql or markdown table: a separator line under the header, cells padded with spaces,
+    markdown's outer pipes."""
     trailing: bool = False
+    """Every line ends with the delimiter (an empty last field that is dropped)."""
     columns: tuple[str, ...] = ()
+    """Column names (delimited text: the header, else `1..n`)."""
     data_start: int = 0
+    """Lines before the first row (leading blank lines, header, separator); meaningful for
+    `line_rows` layouts."""
 
     @property
     def line_rows(self) -> bool:
@@ -336,14 +334,6 @@ class TextLayout:
 class ParsedRows:
     r"""Rows parsed from a whole text, with where each row is in it.
 
-    Attributes:
-        table: The rows.
-        layout: The layout they were parsed with.
-        starts: Offset of each row's first character.
-        ends: Offset one past each row's last character (its newline included for
-            line-based rows).
-        line_starts: Offset of the first character of every line of the text.
-
     Example:
         ```python
         parsed = text_rows("a,b\n1,2\n3,4\n5,6\n")
@@ -352,10 +342,15 @@ class ParsedRows:
     """
 
     table: Table
+    """The rows."""
     layout: TextLayout
+    """The layout they were parsed with."""
     starts: array[int]
+    """Offset of each row's first character."""
     ends: array[int]
+    """Offset one past each row's last character (its newline included for line-based rows)."""
     line_starts: array[int]
+    """Offset of the first character of every line of the text."""
 
     def line_of(self, offset: int) -> int:
         """The 1-based line holding the character at `offset`."""
@@ -1040,32 +1035,28 @@ def rows_from_jsonl(text: str) -> list[dict[str, Any]] | None:
 
 @dataclass(slots=True)
 class ColumnStats:
-    """Facts about one column.
-
-    Attributes:
-        name: Column name.
-        count: Rows examined.
-        nulls: Rows where the value is null or missing.
-        types: Value types seen (`int`, `float`, `str`, `bool`, `date`, `object`, ...).
-        distinct: Distinct non-null values among the rows examined.
-        distinct_capped: Whether only the first rows were examined (then `distinct` is a
-            lower bound).
-        top: Most frequent values with counts (low-cardinality columns only).
-        minimum: Smallest number or date, when the column holds numbers or dates.
-        maximum: Largest number or date.
-        max_length: Longest text value.
-    """
+    """Facts about one column."""
 
     name: str
+    """Column name."""
     count: int = 0
+    """Rows examined."""
     nulls: int = 0
+    """Rows where the value is null or missing."""
     types: dict[str, int] = field(default_factory=dict)
+    """Value types seen (`int`, `float`, `str`, `bool`, `date`, `object`, ...)."""
     distinct: int = 0
+    """Distinct non-null values among the rows examined."""
     distinct_capped: bool = False
+    """Whether only the first rows were examined (then `distinct` is a lower bound)."""
     top: list[tuple[Any, int]] = field(default_factory=list)
+    """Most frequent values with counts (low-cardinality columns only)."""
     minimum: Any = None
+    """Smallest number or date, when the column holds numbers or dates."""
     maximum: Any = None
+    """Largest number or date."""
     max_length: int = 0
+    """Longest text value."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""

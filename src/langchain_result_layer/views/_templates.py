@@ -69,7 +69,7 @@ class TemplateSettings:
     Example:
         ```python
         settings = TemplateSettings(max_constant_values=3)
-        assert settings.min_value_lines == 2
+        assert settings.min_value_lines == 1  # the default
         ```
     """
 
@@ -109,21 +109,18 @@ _PIPE_HEADER = HeaderSplit(0, 0, "pipe")
 
 @dataclass(slots=True)
 class Template:
-    """One template: its tokens, how many lines it covers and where it first appears.
-
-    Attributes:
-        template_id: Index of the template.
-        tokens: Template tokens (`<*>` marks a variable).
-        count: Lines that belong to it.
-        first_index: 0-based index of its first line in the input.
-        last_index: 0-based index of its last line.
-    """
+    """One template: its tokens, how many lines it covers and where it first appears."""
 
     template_id: int
+    """Index of the template."""
     tokens: list[str]
+    """Template tokens (`<*>` marks a variable)."""
     count: int = 0
+    """Lines that belong to it."""
     first_index: int = 0
+    """0-based index of its first line in the input."""
     last_index: int = 0
+    """0-based index of its last line."""
 
     @property
     def text(self) -> str:
@@ -133,15 +130,12 @@ class Template:
 
 @dataclass(slots=True)
 class TemplateResult:
-    """Templates and the template of every input line.
-
-    Attributes:
-        templates: Templates, by id.
-        assignments: Template id of each input line (in input order).
-    """
+    """Templates and the template of every input line."""
 
     templates: list[Template]
+    """Templates, by id."""
     assignments: list[int]
+    """Template id of each input line (in input order)."""
 
     def by_count(self) -> list[Template]:
         """Templates, most frequent first (first appearance breaks ties)."""

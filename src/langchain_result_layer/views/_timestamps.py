@@ -37,17 +37,14 @@ _MONTHS = {
 
 @dataclass(frozen=True, slots=True)
 class TimestampFormat:
-    """One recognised timestamp format.
-
-    Attributes:
-        name: A short name (`iso`, `syslog`, `android`, ...).
-        pattern: Regex matched against a line's prefix.
-        parse: Turns a match into a `datetime` (naive), or `None` when it cannot.
-    """
+    """One recognised timestamp format."""
 
     name: str
+    """A short name (`iso`, `syslog`, `android`, ...)."""
     pattern: re.Pattern[str]
+    """Regex matched against a line's prefix."""
     parse: Callable[[re.Match[str]], dt.datetime | None]
+    """Turns a match into a `datetime` (naive), or `None` when it cannot."""
 
 
 def _int(match: re.Match[str], name: str, default: int = 0) -> int:
@@ -240,18 +237,6 @@ def detect_format(lines: Sequence[str]) -> TimestampFormat | None:
 class TimeRange:
     """The first and last timestamps of a log (in line order) and its earliest/latest.
 
-    Attributes:
-        format: Name of the timestamp format.
-        first: The first timestamp as written, and its line.
-        last: The last timestamp as written, and its line.
-        earliest: The earliest timestamp as written (differs from `first` when out of order).
-        latest: The latest timestamp as written.
-        span_seconds: Seconds from earliest to latest, when the format carries enough to
-            tell (`None` otherwise).
-        stamped_lines: Lines that start with a timestamp of this format (in the scanned part).
-        scanned_lines: Lines scanned.
-        in_order: Whether the timestamps never go back in line order (over the lines scanned).
-
     Example:
         ```python
         r = time_range(["2024-01-02 10:00:30 b", "2024-01-02 10:00:00 a"])
@@ -261,14 +246,23 @@ class TimeRange:
     """
 
     format: str
+    """Name of the timestamp format."""
     first: tuple[str, int]
+    """The first timestamp as written, and its line."""
     last: tuple[str, int]
+    """The last timestamp as written, and its line."""
     earliest: str
+    """The earliest timestamp as written (differs from `first` when out of order)."""
     latest: str
+    """The latest timestamp as written."""
     span_seconds: float | None
+    """Seconds from earliest to latest, when the format carries enough to tell (else `None`)."""
     stamped_lines: int
+    """Lines that start with a timestamp of this format (in the scanned part)."""
     scanned_lines: int
+    """Lines scanned."""
     in_order: bool = True
+    """Whether the timestamps never go back in line order (over the lines scanned)."""
 
     @property
     def text(self) -> str:

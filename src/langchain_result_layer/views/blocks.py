@@ -206,7 +206,9 @@ def content_tokens(content: object, counter: TokenCounter, *, image_tokens: int)
 
     Example:
         ```python
-        content_tokens("hello", counter, image_tokens=1_600)  # doctest: +SKIP
+        from langchain_result_layer.core.tokens import ApproximateTokenCounter
+
+        assert content_tokens("hello", ApproximateTokenCounter(), image_tokens=1_600) >= 1
         ```
     """
     if isinstance(content, str):
@@ -249,29 +251,28 @@ def content_chars(content: object) -> int:
 
 @dataclass(slots=True)
 class BlockPlan:
-    """How a block list is shown.
-
-    Attributes:
-        keep: Indices of blocks shown unchanged.
-        cut: Index -> budget for text blocks that must be cut.
-        drop_text: Indices of blocks (text or media) left out and named in the closing notice.
-        replace_nontext: Indices of media blocks replaced by a short notice each.
-        fits: Whether the whole list passes through unchanged.
-        tokens: Tokens of the list as it is (`BLOCK_OVERHEAD_TOKENS` per block included),
-            when it was counted (lists far over the budget are not counted in full).
+    """How a block list is shown (made by `plan_blocks`).
 
     Example:
         ```python
-        plan.cut  # doctest: +SKIP
+        plan = BlockPlan(keep=[0], fits=True)
+        assert not plan.cut and not plan.drop_text
         ```
     """
 
     keep: list[int] = field(default_factory=list)
+    """Indices of blocks shown unchanged."""
     cut: dict[int, Budget] = field(default_factory=dict)
+    """Index -> budget for text blocks that must be cut."""
     drop_text: list[int] = field(default_factory=list)
+    """Indices of blocks (text or media) left out and named in the closing notice."""
     replace_nontext: list[int] = field(default_factory=list)
+    """Indices of media blocks replaced by a short notice each."""
     fits: bool = False
+    """Whether the whole list passes through unchanged."""
     tokens: int | None = None
+    """Tokens of the list as it is (`BLOCK_OVERHEAD_TOKENS` per block included), when it was
+    counted (lists far over the budget are not counted in full)."""
 
 
 def _quick_tokens(text: str, counter: TokenCounter, cap: int) -> int:
@@ -304,8 +305,12 @@ def plan_blocks(
 
     Example:
         ```python
-        plan = plan_blocks(["x" * 10], budget=Budget(tokens=100, chars=1_000),
-                           counter=counter, image_tokens=1_600)  # doctest: +SKIP
+        from langchain_result_layer.core.tokens import ApproximateTokenCounter
+
+        blocks = [{"type": "text", "text": "x " * 10_000}, {"type": "image", "base64": "AAAA"}]
+        plan = plan_blocks(blocks, budget=Budget(tokens=500, chars=2_000),
+                           counter=ApproximateTokenCounter(), image_tokens=1_600)
+        assert list(plan.cut) == [0] and plan.replace_nontext == [1] and not plan.fits
         ```
     """
     plan = BlockPlan()
@@ -441,7 +446,7 @@ def dropped_notice(
 
     Example:
         ```python
-        dropped_notice(3, 1200, None)
+        assert dropped_notice(3, 1200, None).endswith("They were not saved.]")
         ```
     """
     where = f" Full content: {reference}." if reference else " They were not saved."
@@ -464,7 +469,7 @@ def nontext_notice(block: object, reference: str | None) -> str:
 
     Example:
         ```python
-        nontext_notice({"type": "image", "base64": "..."}, None)
+        assert nontext_notice({"type": "image", "base64": "..."}, None).startswith("[image block")
         ```
     """
     kind = block.get("type", "block") if isinstance(block, dict) else type(block).__name__
@@ -477,31 +482,31 @@ def nontext_notice(block: object, reference: str | None) -> str:
 
 @dataclass(slots=True)
 class BlockRendering:
-    """A block list rendered within its budget.
-
-    Attributes:
-        content: The blocks the model sees.
-        items: One record per original block: `index`, `action` (`kept`, `cut`,
-            `replaced`, `dropped`) and, for cut blocks, the view's record.
-        tokens: Tokens of `content` (block overheads and media costs included).
-        chars: Characters of `content`'s text.
-        dropped: Indices of blocks named in the closing notice.
-        replaced: Indices of media blocks replaced by a notice.
-        cut: Indices of text blocks shown cut.
+    """A block list rendered within its budget (made by `render_blocks`).
 
     Example:
         ```python
-        rendering.tokens <= budget.tokens  # doctest: +SKIP
+        shown = BlockRendering(content=["hi"], items=[{"index": 0, "action": "kept"}],
+                               tokens=5, chars=2)
+        assert not shown.dropped
         ```
     """
 
     content: list[Any]
+    """The blocks the model sees."""
     items: list[dict[str, Any]]
+    """One record per original block: `index`, `action` (`kept`, `cut`, `replaced`,
+    `dropped`) and, for cut blocks, the view's record."""
     tokens: int
+    """Tokens of `content` (block overheads and media costs included)."""
     chars: int
+    """Characters of `content`'s text."""
     dropped: list[int] = field(default_factory=list)
+    """Indices of blocks named in the closing notice."""
     replaced: list[int] = field(default_factory=list)
+    """Indices of media blocks replaced by a notice."""
     cut: list[int] = field(default_factory=list)
+    """Indices of text blocks shown cut."""
 
 
 CutBlock = Callable[[int, str, Budget], tuple[str, dict[str, Any]]]
@@ -534,8 +539,20 @@ def render_blocks(
 
     Example:
         ```python
-        rendering = render_blocks(blocks, plan, budget=budget, counter=counter,
-                                  image_tokens=1_600, cut_block=cut, reference=None)
+        from langchain_result_layer.core.tokens import ApproximateTokenCounter
+
+        counter, budget = ApproximateTokenCounter(), Budget(tokens=500, chars=2_000)
+        blocks = [{"type": "text", "text": "x " * 10_000}, {"type": "image", "base64": "AAAA"}]
+        plan = plan_blocks(blocks, budget=budget, counter=counter, image_tokens=1_600)
+
+
+        def cut(index: int, text: str, room: Budget) -> tuple[str, dict[str, object]]:
+            return text[: room.chars // 2], {"index": index}
+
+
+        shown = render_blocks(blocks, plan, budget=budget, counter=counter,
+                              image_tokens=1_600, cut_block=cut, reference=None)
+        assert shown.tokens <= budget.tokens and shown.cut == [0] and shown.replaced == [1]
         ```
     """
     overhead = BLOCK_OVERHEAD_TOKENS

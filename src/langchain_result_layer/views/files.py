@@ -101,13 +101,6 @@ _KEY_LINE_RE = re.compile(
 class OutlineEntry:
     """One outline entry.
 
-    Attributes:
-        kind: `class`, `function`, `method`, `heading`, ...
-        name: Qualified name or heading text.
-        start_line: First line (1-based).
-        end_line: Last line (inclusive), when known.
-        depth: Nesting depth (heading level - 1 for documents).
-
     Example:
         ```python
         OutlineEntry(kind="class", name="Parser", start_line=10, end_line=80, depth=0)
@@ -115,10 +108,15 @@ class OutlineEntry:
     """
 
     kind: str
+    """`class`, `function`, `method`, `heading`, ..."""
     name: str
+    """Qualified name or heading text."""
     start_line: int
+    """First line (1-based)."""
     end_line: int | None
+    """Last line (inclusive), when known."""
     depth: int
+    """Nesting depth (heading level - 1 for documents)."""
 
 
 def _python_outline(text: str) -> list[OutlineEntry] | None:

@@ -124,12 +124,6 @@ their raw text may be much longer than what is shown)."""
 class RowsOptions:
     """Options of the rows view, read from `ToolPolicy.view_options`.
 
-    Attributes:
-        fields: Fields to show (`None`: all).
-        page_size: Most rows on the first page.
-        max_value_chars: Long values are clipped to this many characters.
-        column_summaries: Whether to show column summaries.
-
     Example:
         ```python
         RowsOptions.from_mapping({"fields": ["id", "status"], "page_size": 20})

@@ -78,12 +78,6 @@ _AGENT_FILE_COUNT_RE = re.compile(r"^(?P<path>\S.*?) \((?P<count>\d+) match(?:es
 class Hit:
     """One search hit.
 
-    Attributes:
-        index: 1-based line of the output that holds the hit.
-        path: The file.
-        line: Line in the file (`None` for path-only results).
-        text: The hit line exactly as the tool printed it.
-
     Example:
         ```python
         Hit(index=1, path="src/a.py", line=3, text="src/a.py:3:import os")
@@ -91,22 +85,18 @@ class Hit:
     """
 
     index: int
+    """1-based line of the output that holds the hit."""
     path: str
+    """The file."""
     line: int | None
+    """Line in the file (`None` for path-only results)."""
     text: str
+    """The hit line exactly as the tool printed it."""
 
 
 @dataclass(slots=True)
 class SearchHits:
     r"""Hits recognised in a search output.
-
-    Attributes:
-        hits: Hits in output order.
-        style: `grep`, `heading`, `agent`, or `paths`.
-        lines: Lines of the output.
-        headers: Output lines that state counts (`Found 12 matches ...`).
-        context_lines: Context lines (not hits).
-        stated_counts: Per-file counts the tool stated itself.
 
     Example:
         ```python
@@ -116,11 +106,17 @@ class SearchHits:
     """
 
     hits: list[Hit] = field(default_factory=list)
+    """Hits in output order."""
     style: str = "grep"
+    """`grep`, `heading`, `agent`, or `paths`."""
     lines: int = 0
+    """Lines of the output."""
     headers: list[str] = field(default_factory=list)
+    """Output lines that state counts (`Found 12 matches ...`)."""
     context_lines: int = 0
+    """Context lines (not hits)."""
     stated_counts: dict[str, int] = field(default_factory=dict)
+    """Per-file counts the tool stated itself."""
 
 
 def _split(text: str) -> list[str]:
@@ -141,7 +137,7 @@ def parse_hits(text: str) -> SearchHits:
 
     Example:
         ```python
-        assert parse_hits("./a.py\n./b/c.py\n").style == "paths"
+        assert parse_hits("./a.py\n./b/c.py\n./d.py\n").style == "paths"  # three or more
         ```
     """
     lines = _split(text)
