@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
@@ -18,9 +18,7 @@ from langgraph.types import Command
 
 from langchain_result_layer import ResultLayer
 from langchain_result_layer.adapters._messages import RequestCounter, layer_marker
-from langchain_result_layer.errors import StoreUnavailableError
 from langchain_result_layer.scripted import ScriptedChatModel, ai_tool_calls, tool_call
-from langchain_result_layer.stores import InMemoryResultStore
 
 SYSTEM_PROMPT = "You are a build and data investigator. Use the tools; cite evidence."
 FETCH = "fetch_tool_result"
@@ -313,21 +311,3 @@ def check_requests(
             ):
                 fetched_ok += 1
     return RequestReport(tokens=tokens, cleared_calls=set(placeholders), fetched_ok=fetched_ok)
-
-
-class DownStore(InMemoryResultStore):
-    """An in-memory store that can be switched off (fault injection for a store outage)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.down = False
-
-    def put(self, data: str | bytes, **kwargs: Any):  # type: ignore[override]
-        if self.down:
-            raise StoreUnavailableError("connection refused")
-        return super().put(data, **kwargs)
-
-    async def aput(self, data: str | bytes, **kwargs: Any):  # type: ignore[override]
-        if self.down:
-            raise StoreUnavailableError("connection refused")
-        return await super().aput(data, **kwargs)

@@ -11,10 +11,10 @@ from langchain_result_layer import ResultLayer
 from langchain_result_layer.adapters._messages import layer_marker
 from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
 from langchain_result_layer.scripted import ScriptedChatModel
+from tests.doubles import DownStore
 from tests.integration.helpers import (
     SYSTEM_PROMPT,
     DataSource,
-    DownStore,
     Policy,
     assert_pairing,
     check_requests,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -15,26 +14,8 @@ from langchain_result_layer.adapters._placeholders import clear_call_arguments, 
 from langchain_result_layer.adapters.budget_guard import BudgetGuard, ContextBudgetWarning
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.tokens import TiktokenCounter
-from langchain_result_layer.errors import StoreUnavailableError
-from langchain_result_layer.stores import InMemoryResultStore, Principal
-
-
-class DownStore(InMemoryResultStore):
-    """An in-memory store that can be switched off (fault injection for a store outage)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.down = False
-
-    def put(self, data: str | bytes, **kwargs: Any):  # type: ignore[override]
-        if self.down:
-            raise StoreUnavailableError("connection refused")
-        return super().put(data, **kwargs)
-
-    async def aput(self, data: str | bytes, **kwargs: Any):  # type: ignore[override]
-        if self.down:
-            raise StoreUnavailableError("connection refused")
-        return await super().aput(data, **kwargs)
+from langchain_result_layer.stores import Principal
+from tests.doubles import DownStore
 
 
 def _log(n: int, tag: str) -> str:

@@ -20,6 +20,7 @@ from langchain_result_layer.stores.base import Principal, RecordMeta
 from langchain_result_layer.stores.memory import InMemoryResultStore
 from langchain_result_layer.views import registry as views_registry
 from langchain_result_layer.views.blocks import content_chars, content_tokens
+from tests.doubles import DownStore
 
 EXACT = TiktokenCounter()
 BIG_LOG = "".join(f"2024-01-01 12:00:{i % 60:02d} INFO step {i} ok\n" for i in range(20_000))
@@ -269,18 +270,6 @@ def test_weird_blocks_never_raise(content: list[Any]) -> None:
 
 
 # --------------------------------------------------------------------------- stores
-
-
-class DownStore(InMemoryResultStore):
-    def __init__(self, exc: Exception) -> None:
-        super().__init__()
-        self.exc = exc
-
-    def put(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        raise self.exc
-
-    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        raise self.exc
 
 
 @pytest.mark.parametrize(
