@@ -1,4 +1,4 @@
-"""Shared layout and budget fitting for the kind-specific views.
+r"""Shared layout and budget fitting for the kind-specific views.
 
 Every kind-specific view renders the same shape, built only from its `ResultView`:
 
@@ -22,7 +22,7 @@ only numbers, the package's own words and references.
 Fitting: a view describes its rendering as a function of an integer *detail level* that
 grows the output monotonically (more rows, longer windows); `largest_fitting` finds the
 largest level whose final text fits the budget, counting the final text exactly with the
-configured counter.
+configured counter, and `render_largest` renders it (or the minimal notice when nothing fits).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
-from langchain_result_layer.views.base import ViewContext
+from langchain_result_layer.views.base import Rendered, ViewContext
 
 __all__ = [
     "Layout",
@@ -48,6 +48,7 @@ __all__ = [
     "largest_fitting",
     "minimal_text",
     "new_fence",
+    "render_largest",
     "stamp_view",
 ]
 
@@ -359,3 +360,56 @@ def stamp_view(view: ResultView, text: str, ctx: ViewContext) -> ResultView:
     if view.references.get("all") is None and ctx.reference is not None:
         view.references["all"] = str(ctx.reference)
     return view
+
+
+def render_largest(
+    build: Callable[[int], tuple[ResultView, str]],
+    ctx: ViewContext,
+    *,
+    levels: int,
+    facts: str | Callable[[ResultView], str],
+    guess: int | None = None,
+) -> Rendered:
+    r"""Render the most detailed level of a view that fits `ctx.budget` (`largest_fitting`).
+
+    When not even level 0 fits, the model gets `minimal_text` (the facts and the reference)
+    with level 0's record.
+
+    Args:
+        build: The record and the final text of a detail level, from 0 (least) to `levels`
+            (everything); the text must grow (weakly) with the level.
+        ctx: The view context.
+        levels: The most detailed level.
+        facts: What the minimal notice states about the result (or a function of level 0's
+            record that says it).
+        guess: An estimate of the level that fits.
+
+    Returns:
+        The rendered view, stamped (`stamp_view`).
+
+    Example:
+        ```python
+        def build(level: int) -> tuple[ResultView, str]:
+            return ResultView(kind="text"), "line\n" * level
+
+        shown = render_largest(build, ctx, levels=100_000, facts="100,000 lines")
+        assert ctx.counter.count(shown.content) <= ctx.budget.tokens
+        assert shown.content.count("line") > 100  # as much as fits
+        ```
+    """
+    views: dict[int, ResultView] = {}
+
+    def text_at(level: int) -> str:
+        view, text = build(level)
+        views[level] = view
+        return text
+
+    chosen = largest_fitting(
+        text_at, lo=0, hi=levels, budget=ctx.budget, counter=ctx.counter, guess=guess
+    )
+    if chosen is None:
+        view = views[0] if 0 in views else build(0)[0]
+        text = minimal_text(ctx, facts if isinstance(facts, str) else facts(view))
+        return Rendered(content=text, view=stamp_view(view, text, ctx))
+    level, text = chosen
+    return Rendered(content=text, view=stamp_view(views[level], text, ctx))

@@ -801,16 +801,7 @@ def line_rows(lines: Sequence[str], layout: TextLayout) -> list[dict[str, Any]] 
         ```
     """
     if layout.format == JSONL:
-        rows: list[dict[str, Any]] = []
-        for line in lines:
-            try:
-                value = json.loads(line)
-            except ValueError:
-                return None
-            if not isinstance(value, dict):
-                return None
-            rows.append(value)
-        return rows
+        return _json_objects(lines)
     delimiter = layout.delimiter or "|"
     columns = layout.columns
     out: list[dict[str, Any]] = []
@@ -1016,10 +1007,13 @@ def rows_from_jsonl(text: str) -> list[dict[str, Any]] | None:
         assert rows_from_jsonl('{"a": 1}\n') == [{"a": 1}]
         ```
     """
+    return _json_objects(line for line in text.split("\n") if line.strip())
+
+
+def _json_objects(lines: Iterable[str]) -> list[dict[str, Any]] | None:
+    """Each line parsed as a JSON object, or `None` when one of them is not one."""
     rows: list[dict[str, Any]] = []
-    for line in text.split("\n"):
-        if not line.strip():
-            continue
+    for line in lines:
         try:
             value = json.loads(line)
         except ValueError:

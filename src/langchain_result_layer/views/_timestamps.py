@@ -59,60 +59,34 @@ def _fraction(match: re.Match[str]) -> int:
     return int((value + "000000")[:6])
 
 
-def _safe(build: Callable[[], dt.datetime]) -> dt.datetime | None:
+def _datetime(match: re.Match[str], *, year: int, month: int | None = None) -> dt.datetime | None:
+    """The match's date and time (a field it lacks: day 1, midnight), or `None` when invalid."""
     try:
-        return build()
+        return dt.datetime(
+            year,
+            _int(match, "mo", 1) if month is None else month,
+            _int(match, "d", 1),
+            _int(match, "h"),
+            _int(match, "mi"),
+            _int(match, "s"),
+            _fraction(match),
+        )
     except (ValueError, OverflowError):
         return None
 
 
 def _ymd(match: re.Match[str]) -> dt.datetime | None:
     year = _int(match, "y")
-    if year < 100:
-        year += 2000
-    return _safe(
-        lambda: dt.datetime(
-            year,
-            _int(match, "mo", 1),
-            _int(match, "d", 1),
-            _int(match, "h"),
-            _int(match, "mi"),
-            _int(match, "s"),
-            _fraction(match),
-        )
-    )
+    return _datetime(match, year=year + 2000 if year < 100 else year)
 
 
 def _month_name(match: re.Match[str]) -> dt.datetime | None:
     month = _MONTHS.get(match.group("mon")[:3].lower())
-    if month is None:
-        return None
-    year = _int(match, "y", 1900)
-    return _safe(
-        lambda: dt.datetime(
-            year,
-            month,
-            _int(match, "d", 1),
-            _int(match, "h"),
-            _int(match, "mi"),
-            _int(match, "s"),
-            _fraction(match),
-        )
-    )
+    return None if month is None else _datetime(match, year=_int(match, "y", 1900), month=month)
 
 
 def _no_year(match: re.Match[str]) -> dt.datetime | None:
-    return _safe(
-        lambda: dt.datetime(
-            1900,
-            _int(match, "mo", 1),
-            _int(match, "d", 1),
-            _int(match, "h"),
-            _int(match, "mi"),
-            _int(match, "s"),
-            _fraction(match),
-        )
-    )
+    return _datetime(match, year=1900)
 
 
 def _epoch(match: re.Match[str]) -> dt.datetime | None:
@@ -191,9 +165,7 @@ _FORMATS: tuple[TimestampFormat, ...] = (
     TimestampFormat(
         "time",
         re.compile(r"^\[?" + _T + r"\b"),
-        lambda m: _safe(
-            lambda: dt.datetime(1900, 1, 1, _int(m, "h"), _int(m, "mi"), _int(m, "s"), _fraction(m))
-        ),
+        _no_year,
     ),
     TimestampFormat(
         "epoch",

@@ -116,6 +116,18 @@ class Prepared:
     facts: dict[str, Any] = field(default_factory=dict)
     """Facts learnt while preparing (row count, columns, ...)."""
 
+    @property
+    def raw_text(self) -> str:
+        r"""`raw` as text (bytes decoded as UTF-8, undecodable bytes replaced).
+
+        Example:
+            ```python
+            assert Prepared(raw=b"caf\xc3\xa9 \xff").raw_text == "café \ufffd"
+            ```
+        """
+        raw = self.raw
+        return raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+
 
 @dataclass(slots=True)
 class Rendered:
@@ -447,31 +459,6 @@ def budget_with(ctx: ViewContext, budget: Budget) -> ViewContext:
     )
 
 
-def _render_slice_default(
-    view: ResultViewBuilder,
-    data: str | bytes,
-    *,
-    reference: Reference,
-    slice_start_line: int | None,
-    slice_offset: int,
-    record_size: int,
-    record_lines: int,
-    ctx: ViewContext,
-) -> Rendered:
-    from langchain_result_layer.views.slices import render_text_slice  # noqa: PLC0415
-
-    return render_text_slice(
-        data,
-        kind=view.kind,
-        reference=reference,
-        slice_start_line=slice_start_line,
-        slice_offset=slice_offset,
-        record_size=record_size,
-        record_lines=record_lines,
-        ctx=ctx,
-    )
-
-
 def render_slice(
     view: ResultViewBuilder,
     data: str | bytes,
@@ -526,9 +513,11 @@ def render_slice(
         )
         if isinstance(result, Rendered):
             return result
-    return _render_slice_default(
-        view,
+    from langchain_result_layer.views.slices import render_text_slice  # noqa: PLC0415
+
+    return render_text_slice(
         data,
+        kind=view.kind,
         reference=reference,
         slice_start_line=slice_start_line,
         slice_offset=slice_offset,

@@ -33,10 +33,8 @@ from langchain_result_layer.views._layout import (
     footer_text,
     header_text,
     human_size,
-    largest_fitting,
-    minimal_text,
     new_fence,
-    stamp_view,
+    render_largest,
 )
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.text import TextView, utf8_length
@@ -307,11 +305,7 @@ class FileView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is; build the outline once."""
         prepared = _TEXT_FALLBACK.prepare(payload)
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = prepared.raw_text
         lines = raw.split("\n")
         if lines and lines[-1] == "" and raw.endswith("\n"):
             lines.pop()
@@ -327,11 +321,7 @@ class FileView(ResultViewBuilder):
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Outline first (as many entries as fit), then the head and key lines."""
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = prepared.raw_text
         data = prepared.data
         if not isinstance(data, _FileData):
             prepared = self.prepare(raw)
@@ -351,30 +341,21 @@ class FileView(ResultViewBuilder):
         n_keys = len(key_texts)
         # Levels: outline entries first, then head lines, then key lines.
         total_levels = n_entries + n_head + n_keys
-        views: dict[int, ResultView] = {}
 
-        def build(level: int) -> str:
+        def build(level: int) -> tuple[ResultView, str]:
             e = min(level, n_entries)
             h = min(max(0, level - n_entries), n_head)
             k = min(max(0, level - n_entries - n_head), n_keys)
             view = self._view(ctx, data, raw, n_entries=e, n_head=h, n_keys=k)
-            views[level] = view
-            return self._compose(view, ctx, fence).render(fence)
+            return view, self._compose(view, ctx, fence).render(fence)
 
-        chosen = largest_fitting(
+        return render_largest(
             build,
-            lo=0,
-            hi=total_levels,
-            budget=ctx.budget,
-            counter=ctx.counter,
+            ctx,
+            levels=total_levels,
+            facts=plural(len(data.lines), "line"),
             guess=min(total_levels, n_entries),
         )
-        if chosen is None:
-            text = minimal_text(ctx, f"{plural(len(data.lines), 'line')}")
-            view = self._view(ctx, data, raw, n_entries=0, n_head=0, n_keys=0)
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        level, text = chosen
-        return Rendered(content=text, view=stamp_view(views[level], text, ctx))
 
     def _view(
         self,

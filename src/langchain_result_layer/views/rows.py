@@ -720,11 +720,11 @@ class RowsView(ResultViewBuilder):
                 )
         return self._minimal(page, ctx, columns, hidden)  # pragma: no cover - 1 row fitted
 
-    def _minimal(
+    def _empty_view(
         self, page: _Page, ctx: ViewContext, columns: list[str], hidden: list[str]
-    ) -> Rendered:
-        facts = f"{plural(page.total, 'row')}, {plural(len(page.columns), 'column')}"
-        view = self._view(
+    ) -> ResultView:
+        """The record of a page that shows no row."""
+        return self._view(
             page,
             ctx,
             columns=columns,
@@ -734,6 +734,12 @@ class RowsView(ResultViewBuilder):
             clip_limit=0,
             next_size=None,
         )
+
+    def _minimal(
+        self, page: _Page, ctx: ViewContext, columns: list[str], hidden: list[str]
+    ) -> Rendered:
+        facts = f"{plural(page.total, 'row')}, {plural(len(page.columns), 'column')}"
+        view = self._empty_view(page, ctx, columns, hidden)
         text = minimal_text(ctx, facts)
         raw = view.references.get("raw")
         if raw is not None and page.first_row <= page.total:
@@ -1045,16 +1051,7 @@ class RowsView(ResultViewBuilder):
             what = f"No row starts on the lines asked for; the next row is row {first:,}"
         page.notes.append(what)
         columns, hidden = _shown_columns(page.columns, RowsOptions.from_mapping(ctx.options))
-        view = self._view(
-            page,
-            ctx,
-            columns=columns,
-            hidden=hidden,
-            stats=[],
-            rows=[],
-            clip_limit=0,
-            next_size=None,
-        )
+        view = self._empty_view(page, ctx, columns, hidden)
         base = ctx.reference
         parts = [f"{what} (asked: {page.asked})."]
         if base is not None:

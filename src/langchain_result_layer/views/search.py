@@ -40,10 +40,8 @@ from langchain_result_layer.views._layout import (
     clip,
     footer_text,
     header_text,
-    largest_fitting,
-    minimal_text,
     new_fence,
-    stamp_view,
+    render_largest,
 )
 from langchain_result_layer.views._lines import range_phrase
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
@@ -272,11 +270,7 @@ class SearchView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is; parse the hits once."""
         prepared = _TEXT_FALLBACK.prepare(payload)
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = prepared.raw_text
         parsed = parse_hits(raw)
         ends: list[int] = []
         pos = raw.find("\n")
@@ -292,11 +286,7 @@ class SearchView(ResultViewBuilder):
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Counts and files first, then as many top hits as fit."""
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = prepared.raw_text
         data = prepared.data
         if not isinstance(data, _SearchData) or not data.parsed.hits:
             return _TEXT_FALLBACK.render(
@@ -310,11 +300,10 @@ class SearchView(ResultViewBuilder):
         hit_texts = [clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
         file_lines = [f"{n:,} {clean_for_display(p)}" for p, n in top_files]
         fence = new_fence(hit_texts, file_lines, parsed.headers)
-        views: dict[int, ResultView] = {}
         n_files = len(file_lines)
         n_hits = len(parsed.hits)
 
-        def build(level: int) -> str:
+        def build(level: int) -> tuple[ResultView, str]:
             files = min(level, n_files)
             chosen = max(0, level - n_files)
             view = self._view(
@@ -326,25 +315,15 @@ class SearchView(ResultViewBuilder):
                 hit_texts=hit_texts,
                 n_groups=len(per_file),
             )
-            views[level] = view
-            return self._compose(view, ctx, fence).render(fence)
+            return view, self._compose(view, ctx, fence).render(fence)
 
-        chosen = largest_fitting(
+        return render_largest(
             build,
-            lo=0,
-            hi=n_files + n_hits,
-            budget=ctx.budget,
-            counter=ctx.counter,
+            ctx,
+            levels=n_files + n_hits,
+            facts=plural(n_hits, "hit"),
             guess=n_files + min(n_hits, 40),
         )
-        if chosen is None:
-            text = minimal_text(ctx, plural(n_hits, "hit"))
-            view = self._view(
-                ctx, data, raw, top_files=[], n_hits=0, hit_texts=hit_texts, n_groups=len(per_file)
-            )
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        level, text = chosen
-        return Rendered(content=text, view=stamp_view(views[level], text, ctx))
 
     def _view(
         self,
