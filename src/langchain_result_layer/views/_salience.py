@@ -1,28 +1,34 @@
-"""Which lines of a long command output or log explain what happened.
+r"""Which lines of a long command output or log explain what happened.
 
 Every line gets a priority; a view shows the top-`k` lines for the largest `k` that fits its
-budget, so evidence is given up last and in a fixed order. Priorities come from
+budget, so evidence is given up last and in a fixed order. `analyse` is a pipeline of small
+passes over typed records:
 
-- the line's own salience (`core.evidence.line_salience`): failing exit status and build
-  verdicts, exceptions and compiler errors, failure-list entries, other errors, assertion
-  details and warnings;
-- context: lines after an error that continue it (stack frames, `Caused by:`, indented
-  detail, diff lines) inherit a decaying share of its priority, and the lines just before it
-  a smaller one;
-- position: the last lines of a command's output (exit status, summary) and its first lines
-  (what ran) have a floor; errors inside the output of a step that failed (the lines between
-  a `$ command` prompt and the failure verdict that ends it) weigh more, and errors after the
-  last verdict (cleanup steps) less;
-- repetition: the third and later occurrences of the same error pattern weigh less, so one
-  error repeated a thousand times does not crowd out the others.
+1. **regions** (`_regions`): the whole text, or for a huge one its head, its tail and small
+   windows around the distinct errors of its middle (found with `find_error_lines`).
+2. **scan** (`_scan`): one search of a combined pattern over each region finds the candidate
+   lines (a cheap superset); only those are read, each once, and get their own salience
+   (`core.evidence.line_salience`, optionally adjusted by a log level). Prompts (`$ cmd`)
+   are noted on the way.
+3. **steps** (`_steps`): the failed steps (from the last prompt before a failure verdict to
+   the verdict), the last verdict and where the closing part of the output starts.
+4. **weights** (`_weigh`): each anchor's weight from its salience and its position: later
+   lines weigh more, errors inside a failed step more, after the last verdict or outside
+   every failed step less; the first and last errors and the entries of a failure list are
+   raised; a later copy of an error already seen is lowered.
+5. **context** (`_spread`): one forward sweep gives the lines after an anchor a decaying
+   share of its weight (continuation lines keep most of it), the bottom of a deep stack trace
+   and its frames in test code are raised, and so are the header above an indented report,
+   a delimited block above a failure entry and the few lines before an anchor.
+6. **floors** (`_floors`): the last lines, the first lines and the last output before each
+   verdict always have a small priority.
+7. **fill** (`_fill`): the lines around the strongest anchors and above the tail get a small,
+   decaying priority, below every other line, so a view that has shown all its evidence
+   widens its windows until its budget is full instead of stopping short.
 
-Speed: a line is looked at only when a cheap filter (a few literal-heavy patterns searched
-over the lower-cased raw text at C speed) says it may carry a signal, and it is cleaned for
-display only when looked at. Inputs are analysed in full up to `FULL_ANALYSIS_CHARS`;
-beyond that the first 256 kB and the last 1 MB are analysed in full, and the middle is
-scanned with `core.evidence.find_error_lines` (C-speed keyword jumps) for its distinct
-error lines, each analysed in a small window of the lines around it (its stack frames).
-No per-line Python work runs over the whole of a huge input.
+Every pass does work proportional to the candidate lines and to the lines it gives a
+priority, never to every line times every rule; every number that is a judgement call is a
+field of `SalienceSettings`.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from langchain_result_layer.core.evidence import (
     SALIENCE_ITEM,
     SALIENCE_SUMMARY,
     SALIENCE_WARNING,
+    SIGNAL_RE,
     find_error_lines,
     is_continuation_line,
     line_salience,
@@ -54,48 +61,15 @@ __all__ = ["DEFAULT_SETTINGS", "Analysis", "SalienceSettings", "analyse", "windo
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
 
-_HEAD_PART_CHARS = 256_000
-_TAIL_PART_CHARS = 1_000_000
-_MIDDLE_HITS = 48
-_MIDDLE_CANDIDATES = 1_200
-
-_AFTER_SPAN = 150
-_DELIMITED_SPAN = 40
-_DELIMITED_SHARE = 0.7
-_BEFORE_SPAN = 3
-_CONT_DECAY = 0.99
-_PLAIN_DECAY = 0.8
-_BEFORE_DECAY = 0.55
-_TAIL_FLOOR = 6.5
-_TAIL_DECAY = 0.6
-_HEAD_FLOOR = 1.0
-_FAILED_STEP_BOOST = 1.4
-_AFTER_VERDICT_DAMP = 0.6
-_FIRST_ERROR_BOOST = 1.25
-_ITEM_REPEAT = 0.97
-_OTHER_REPEAT = 0.75
-_PRE_VERDICT_FLOOR = 6.0
-_PRE_VERDICT_LINES = 15
-_PRE_VERDICT_DECAY = 0.88
-_HEADER_SPAN = 40
-_ITEM_RUN_GAP = 3
-_ITEM_RUN_STEP = 0.002
-_HEADER_SHARE = 0.7
-_RECENCY_MIN = 0.55
-_GROUP_DIGITS_RE = re.compile(r"\d+")
-_STAMP_TOKEN_RE = re.compile(
-    r"^(?:[\d:.,/+\-TZ\[\]()]+|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$"
-)
-_LOG_RECORD_RE = re.compile(
-    r"^\s*(?:\[?\d{4}-\d\d-\d\d[T ]\d|\w{3} +\d+ \d\d:\d\d:\d\d|\[?\d\d:\d\d:\d\d[.,]\d"
-    r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE)\]?\s+[\w.$-]+:\s)"
-)
-_LOG_RECORD_DAMP = 0.65
-
 
 @dataclass(frozen=True, slots=True)
 class SalienceSettings:
-    r"""The weights of the rules that are a judgement call (tuned on held-out logs).
+    r"""Every number of the line ranking that is a judgement call, with what it trades.
+
+    Weights multiply a line's salience (see `core.evidence`: 2 warning ... 9 failing exit
+    status); shares are the part of an anchor's weight that a line near it gets; spans are
+    counted in lines. The defaults were chosen on the tuned repositories of the evidence
+    benchmark (`benchmarks/evidence_recall.py`) and are reported on the others.
 
     Example:
         ```python
@@ -103,18 +77,83 @@ class SalienceSettings:
         ```
     """
 
+    # --- position
+    recency_min: float = 0.55
+    """Weight of an error at the very start of the output (1.0 at its end, growing with
+    the square of the position): failures are reported late, but a high floor keeps an
+    early cause in play."""
+
+    failed_step_boost: float = 1.4
+    """Weight of an error inside a step known to have failed (its prompt to its verdict):
+    that step's output is where its failure is explained."""
+
     outside_failed_step: float = 0.7
-    """Weight of an error outside every step known to have failed (a `$ command` prompt
-    to its failure verdict), when such steps exist: an install step's warnings and a
-    license text's words are rarely the cause."""
+    """Weight of an error outside every step known to have failed, when such steps exist:
+    an install step's warnings are rarely the cause. Lower hides more of a cause printed
+    before the step's prompt."""
+
+    after_verdict_damp: float = 0.6
+    """Weight of an error after the last verdict but before the closing lines (cleanup
+    steps after the failure)."""
+
+    log_record_damp: float = 0.65
+    """Weight of a program's own log record (timestamped, `LEVEL logger:`) that is not
+    fatal: a runner's report of the failure outranks the program's chatter about it."""
+
+    step_lookback: int = 5_000
+    """How far (lines) before a verdict its step's prompt may be; farther, the step is
+    taken to start `unknown_step_lines` before the verdict."""
+
+    unknown_step_lines: int = 400
+    """Length of a failed step whose prompt was not found."""
+
+    tail_zone_lines: int = 30
+    """The closing part of the output: its last this many non-blank lines (exit status,
+    summary) are never damped as 'after the last verdict'."""
+
+    # --- anchors
+    first_error_boost: float = 1.25
+    """Factor for the first strong error (in the failed step when known) and the last
+    distinct error: the first is often the cause of the others, the last the verdict."""
+
+    item_run_gap: int = 3
+    """Entries of a failure list at most this many lines apart form one list."""
+
+    item_run_step: float = 0.002
+    """How much less each later entry of one list weighs than the list's best (a list is
+    read from the top)."""
+
+    redraw_run: int = 3
+    """Consecutive anchors of one shape (digits folded, runs of a symbol folded) at least
+    this long are redraws of one line (a progress bar, a counter): only the last of the run
+    keeps its weight."""
+
+    redraw_damp: float = 0.1
+    """Weight of the other lines of such a run."""
 
     repeat_block: float = 0.5
-    """Weight of a later copy of an error block already seen (same error line and next
-    line, numbers folded): the first copy carries the block, the copies its count."""
+    """Weight of a later copy of an error line already seen (the same text): the first copy
+    carries the block, the copies its count. Lower gives distinct failures more room."""
 
-    exact_repeat: float = 0.3
-    """Factor, per copy already shown, for a line identical (numbers folded) to a shown
-    one: a recursion's repeated frames and a repeated message add nothing."""
+    # --- context
+    after_span: int = 150
+    """How many lines after an anchor its context may reach."""
+
+    continuation_decay: float = 0.99
+    """Per-line factor of the context weight along continuation lines (stack frames,
+    indented detail, diff lines): a long trace keeps most of its weight."""
+
+    plain_decay: float = 0.8
+    """Per-line factor along other lines (and per blank line)."""
+
+    plain_run: int = 3
+    """Context stops after this many consecutive plain lines (or two blank lines)."""
+
+    before_span: int = 3
+    """How many lines before an anchor get context (the command or test that ran)."""
+
+    before_decay: float = 0.55
+    """Per-line factor of the context before an anchor."""
 
     trace_tail_frames: int = 4
     """How many of the last lines of a stack trace (the entry point: the test method,
@@ -123,251 +162,131 @@ class SalienceSettings:
     trace_tail_share: float = 0.75
     """The share of the error's weight those last lines keep."""
 
+    header_span: int = 40
+    """How far above an indented anchor its unindented header is looked for."""
+
+    header_share: float = 0.7
+    """Share of the anchor's weight the header above an indented report gets."""
+
+    delimited_span: int = 40
+    """How far above a failure entry a delimited block (`====DIFF====` ... `====DONE====`)
+    is taken as its detail."""
+
+    delimited_share: float = 0.7
+    """Share of the entry's weight that block gets."""
+
+    # --- floors
+    tail_floor: float = 6.5
+    """Priority of the last non-blank line (exit status, summary); each line above it gets
+    `tail_decay` of the one below. An error result raises it by `error_tail_boost`."""
+
+    tail_decay: float = 0.6
+    """Per-line factor of the tail floor."""
+
+    error_tail_boost: float = 1.3
+    """Factor on the tail floor when the tool reported an error (`status="error"`)."""
+
+    head_floor: float = 1.0
+    """Priority of the first non-blank line (what ran)."""
+
+    pre_verdict_floor: float = 6.0
+    """Priority of the last line of output before a failure verdict; the lines above it
+    get `pre_verdict_decay` each, for at most `pre_verdict_lines` lines."""
+
+    pre_verdict_decay: float = 0.88
+    """Per-line factor of the pre-verdict floor."""
+
+    pre_verdict_lines: int = 15
+    """How many lines before a verdict get the pre-verdict floor."""
+
+    # --- ranking
+    exact_repeat: float = 0.3
+    """Factor, per copy already shown, for a line identical to a shown one: a recursion's
+    repeated frames and a repeated message add nothing."""
+
+    item_repeat: float = 0.97
+    """Per-line factor for the sixth and later lines of one group of failure entries (each
+    failed test matters)."""
+
+    other_repeat: float = 0.75
+    """Per-line factor for the third and later lines of any other group (a block of similar
+    lines does not crowd out everything else)."""
+
+    # --- fill
+    fill_anchors: int = 24
+    """How many of the strongest anchors get fill around them."""
+
+    fill_after: int = 120
+    """Lines of fill after each of those anchors (before it: a quarter as many)."""
+
+    fill_tail: int = 600
+    """Lines of fill above the tail."""
+
+    fill_share: float = 0.02
+    """Priority of fill as a share of its anchor's weight: below every line that has a
+    reason of its own, so fill only widens windows once all evidence is shown."""
+
+    fill_decay: float = 0.995
+    """Per-line factor of fill with its distance from the anchor."""
+
+    # --- huge inputs
+    head_part_chars: int = 256_000
+    """Of an input over `FULL_ANALYSIS_CHARS`, its first this many characters are analysed
+    in full."""
+
+    tail_part_chars: int = 1_000_000
+    """... and its last this many."""
+
+    middle_hits: int = 48
+    """Distinct error lines looked for in the middle (each analysed in a small window)."""
+
+    middle_candidates: int = 1_200
+    """Candidate lines examined in the middle at most."""
+
+    middle_before: int = 5
+    """Lines before a middle error in its window."""
+
+    middle_after: int = 40
+    """Lines after a middle error in its window."""
+
+    middle_window_chars: int = 16_000
+    """Characters of a middle window at most."""
+
 
 DEFAULT_SETTINGS = SalienceSettings()
 
-
-def _copy_key(text: str) -> str:
-    """What makes two lines copies of each other: the same text.
-
-    Numbers count: two compiler errors at different lines, or two assertions at different
-    lines, are two failures.
-    """
-    return text.strip()
-
-
-def _group_key(text: str) -> str:
-    """The first three words of a line after its timestamp; numbers folded, paths as `*`."""
-    words: list[str] = []
-    for token in text.split(None, 12):
-        if not words and _STAMP_TOKEN_RE.match(token):
-            continue  # timestamps and other leading numbers
-        words.append("*" if ("/" in token or "\\" in token) else _GROUP_DIGITS_RE.sub("0", token))
-        if len(words) == 3:
-            break
-    return " ".join(words)
-
-
+_GROUP_DIGITS_RE = re.compile(r"\d+")
+_STAMP_TOKEN_RE = re.compile(
+    r"(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$"
+)
+_LOG_RECORD_RE = re.compile(
+    r"\s{0,40}(?:\[?\d{4}-\d\d-\d\d[T ]\d|\w{3} +\d{1,2} \d\d:\d\d:\d\d|\[?\d\d:\d\d:\d\d[.,]\d"
+    r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE)\]?\s{1,8}[\w.$-]{1,200}:\s)"
+)
 _PROMPT_RE = re.compile(
-    r"^\s*(?:\$|>|#\#\[group\]Run|\+) \S"
+    r"\s{0,40}(?:\$|>|#\#\[group\]Run|\+) \S"
     # Travis prints a step's command after its fold and timing markers on the same line.
-    r"|^travis_(?:fold|time):\S*?\$ \S"
+    r"|travis_(?:fold|time):[^$\n]{0,400}\$ \S"
 )
 # A stack frame in test code (`/test/`, `_test.rb`, `FooTest.bar(`, `test_x.py`).
 _TEST_FRAME_RE = re.compile(
-    r"[/\\](?:tests?|spec|specs|__tests__)[/\\]|_(?:test|spec)\.\w+[:(]|\btest_\w+\.py"
-    r"|\w(?:Test|Tests|Spec|IT)\.\w+\("
+    r"[/\\](?:tests?|spec|specs|__tests__)[/\\]|_(?:test|spec)\.\w{1,8}[:(]|\btest_\w{1,200}\.py"
+    r"|(?<![\w$])[\w$]{0,200}(?:Test|Tests|Spec|IT)\.\w{1,200}\("
 )
 # A labelled separator line (`========DIFF========`, `----- END -----`): it delimits a block.
-_SEPARATOR_RE = re.compile(r"^\s*([=\-_*#~+])\1{3,}\s*[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s*\1{4,}\s*$")
+_SEPARATOR_RE = re.compile(
+    r"\s{0,40}([=\-_*#~+])\1{3,}\s{0,8}[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s{0,8}\1{4,}\s*$"
+)
 _NOISE_RE = re.compile(
-    r"^\s*(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
-    r"Receiving objects|Resolving deltas|remote: (?:Counting|Compressing)|\.{8,})"
+    r"\s{0,40}(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
+    r"Receiving objects|Resolving deltas|remote: (?:Counting|Compressing)|\.{8})"
 )
 
-
-# A cheap superset of the lines `line_salience` scores above 0 or that are prompts, found in
-# the lower-cased raw text. Written as a trie (one branch per first letter) so that the
-# regex engine tries one branch per position, not forty: about 12 ms per MB.
-_SIGNAL_WORDS_RE = re.compile(
-    r"\$ "
-    r"|:\d+:\d+: "
-    r"|a(?:il|nic|rn|tal)"
-    r"|b(?:ort|uild)"
-    r"|c(?:annot|aused by|ould not|tual)"
-    r"|denied"
-    r"|e(?:ceived|gmentation|precat|rr!|turn|\d{3})"
-    r"|finished:"
-    r"|i(?:med out|medout|me out|meout|ssing)"
-    r"|killed"
-    r"|n(?:able to|compatible|o space|on-zero|ot |valid)"
-    r"|o(?:k, but|nflict|re dumped)"
-    r"|r(?:aceback|c[ :=]|ecipe|rno|ror)"
-    r"|ssert"
-    r"|t(?:atus|ests? r(?:un|esult))"
-    r"|undefined"
-    r"|x(?:ception|it|pected)"
-)
-# Signals that must start a line (after escape codes and blanks).
-_SIGNAL_LINE_START_RE = re.compile(
-    r"[\n\r](?:\x1b\[[0-?]*[ -/]*[@-~])*[ \t]*"
-    r"(?:=+ |\d{1,5}[.)] |[✗✖×✘] |e |_{3,} |[>+] \S|##\[group\]run )"
-)
-_MIDDLE_BEFORE = 5
-_MIDDLE_AFTER = 40
-_MIDDLE_WINDOW_CHARS = 16_000
+Role = str
+"""`exit`, `error`, `detail`, `context`, `tail`, `head` or `fill`."""
 
 
-def _with_middle_windows(
-    raw: str, regions: list[_Region], middle: tuple[int, int]
-) -> list[_Region]:
-    """Head, small regions around the distinct errors of the middle, tail."""
-    lo, hi = middle
-    hits = find_error_lines(
-        raw, start=lo, end=hi, limit=_MIDDLE_HITS, max_candidates=_MIDDLE_CANDIDATES
-    )
-    windows: list[_Region] = []
-    prev_end = lo
-    for hit in hits:
-        if hit.start < prev_end:
-            continue  # inside the previous window
-        start = hit.start
-        for _ in range(_MIDDLE_BEFORE):
-            if start <= prev_end or hit.start - start > _MIDDLE_WINDOW_CHARS // 4:
-                break
-            start = raw.rfind("\n", prev_end, start - 1) + 1
-        start = max(start, prev_end)
-        end = hit.end
-        for _ in range(_MIDDLE_AFTER):
-            if end >= hi or end - hit.end > _MIDDLE_WINDOW_CHARS:
-                break
-            nl = raw.find("\n", end, hi)
-            end = hi if nl < 0 else nl + 1
-        end = min(end, hi)
-        first_line = hit.line_no - raw.count("\n", start, hit.start)
-        windows.append(_split_region(raw, start, end, first_line))
-        prev_end = end
-    return [regions[0], *windows, *regions[1:]]
-
-
-@dataclass(slots=True)
-class Analysis:
-    r"""Line priorities of one text.
-
-    Attributes:
-        total_lines: Lines of the text (split on `\n`).
-        texts: Display text (cleaned, no line ending) of every line that has a priority.
-        priority: Line number -> priority (only lines worth showing).
-        own: Line number -> the line's own salience (anchors only).
-        roles: Line number -> `exit`, `error`, `context`, `tail` or `head`.
-        error_lines: Line numbers of error anchors (salience >= error), in text order.
-        verdict_lines: Line numbers of failing exit statuses and build verdicts.
-        patterns: Distinct error patterns among `error_lines`.
-        partial: Whether the middle of a huge input was only scanned for distinct errors.
-    """
-
-    total_lines: int
-    texts: dict[int, str] = field(default_factory=dict)
-    priority: dict[int, float] = field(default_factory=dict)
-    own: dict[int, float] = field(default_factory=dict)
-    roles: dict[int, str] = field(default_factory=dict)
-    error_lines: list[int] = field(default_factory=list)
-    verdict_lines: list[int] = field(default_factory=list)
-    patterns: int = 0
-    partial: bool = False
-    raw_chars: int = 0
-    _ranked: list[int] | None = None
-    _regions: list[_Region] = field(default_factory=list)
-    _firsts: list[int] = field(default_factory=list)
-    _raw_bytes: int | None = None
-    settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
-
-    def byte_size(self, raw: str) -> int:
-        """UTF-8 size of the analysed text (computed once)."""
-        if self._raw_bytes is None:
-            self._raw_bytes = utf8_length(raw)
-        return self._raw_bytes
-
-    def _locate(self, line_no: int) -> tuple[_Region, int] | None:
-        regions = self._regions
-        k = bisect.bisect_right(self._firsts, line_no) - 1
-        if k < 0:
-            return None
-        region = regions[k]
-        i = line_no - region.first_line
-        if i < len(region.raw_lines):
-            return region, i
-        return None
-
-    def text(self, line_no: int) -> str | None:
-        """Display text of a line, when the analysis holds it."""
-        where = self._locate(line_no)
-        if where is None:
-            return None
-        return where[0].text(where[1])
-
-    def span(self, line_no: int) -> tuple[int, int] | None:
-        """Raw `[start, end)` offsets of a line (end includes its newline)."""
-        where = self._locate(line_no)
-        if where is None:
-            return None
-        region, i = where
-        return region.starts[i], region.starts[i + 1]
-
-    def ranked(self) -> list[int]:
-        """Line numbers by priority, with diminishing returns for repeated kinds of lines.
-
-        Lines are taken greedily: a line whose group (its first words after the timestamp,
-        numbers and paths folded) is already represented counts for less each time, so a
-        block of a hundred similar lines does not crowd out everything else. Entries of
-        failure lists decay slowly (each failed test matters); other lines quickly after the
-        second of a group. Later lines come first on ties.
-        """
-        if self._ranked is None:
-            self._ranked = self._greedy(dict(self.priority))
-        return self._ranked
-
-    def _greedy(self, effective: dict[int, float]) -> list[int]:
-        """Lazy-greedy order with a repetition factor per group and per identical line.
-
-        One heap entry per group holds the group's best remaining line, valued with the
-        group's current factor (equivalent to lazy greedy, in O(n log n)). A line identical
-        (numbers folded) to lines already taken is pushed back with a lower value before
-        it is taken (values only ever go down, so the lazy order stays exact).
-        """
-        exact_repeat = self.settings.exact_repeat
-        by_group: dict[str, list[int]] = {}
-        solo: list[int] = []
-        for ln in effective:
-            if self.roles.get(ln, "context") in ("tail", "head", "exit"):
-                solo.append(ln)
-            else:
-                by_group.setdefault(_group_key(self.texts.get(ln, "")), []).append(ln)
-        # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
-        heap: list[tuple[float, int, int, str, int]] = []
-        for key, lines in by_group.items():
-            lines.sort(key=lambda ln: (effective[ln], ln))  # best last
-            heap.append((-effective[lines[-1]], -lines[-1], 0, key, 0))
-        heap.extend((-effective[ln], -ln, -1, "", 0) for ln in solo)
-        heapq.heapify(heap)
-        copies: dict[str, int] = {}
-        order: list[int] = []
-        while heap:
-            neg_value, neg_ln, taken, key, applied = heapq.heappop(heap)
-            line = -neg_ln
-            exact = _copy_key(self.texts.get(line, ""))
-            seen = copies.get(exact, 0) if exact else 0
-            if seen > applied:
-                factor = exact_repeat ** (seen - applied)
-                heapq.heappush(heap, (neg_value * factor, neg_ln, taken, key, seen))
-                continue
-            order.append(line)
-            if exact:
-                copies[exact] = seen + 1
-            if taken < 0:
-                continue
-            lines = by_group[key]
-            lines.pop()
-            if not lines:
-                continue
-            taken += 1
-            nxt = lines[-1]
-            item = self.own.get(nxt) == SALIENCE_ITEM
-            line_factor = (
-                _ITEM_REPEAT ** max(0, taken - 5) if item else _OTHER_REPEAT ** max(0, taken - 2)
-            )
-            heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key, 0))
-        return order
-
-    @property
-    def first_error(self) -> int | None:
-        """Line of the first error anchor."""
-        return self.error_lines[0] if self.error_lines else None
-
-    @property
-    def last_error(self) -> int | None:
-        """Line of the last error anchor."""
-        return self.error_lines[-1] if self.error_lines else None
+# --------------------------------------------------------------------------- records
 
 
 @dataclass(slots=True)
@@ -394,6 +313,186 @@ class _Region:
         return cached
 
 
+@dataclass(slots=True)
+class _Lines:
+    """Random access to the analysed lines of the text (by 1-based line number)."""
+
+    regions: list[_Region]
+    firsts: list[int]
+
+    def locate(self, line_no: int) -> tuple[_Region, int] | None:
+        k = bisect.bisect_right(self.firsts, line_no) - 1
+        if k < 0:
+            return None
+        region = self.regions[k]
+        i = line_no - region.first_line
+        if i < len(region.raw_lines):
+            return region, i
+        return None
+
+    def text(self, line_no: int) -> str | None:
+        where = self.locate(line_no)
+        return None if where is None else where[0].text(where[1])
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What the scan found: each candidate line's own salience, its text, the prompts."""
+
+    own: dict[int, float]
+    texts: dict[int, str]
+    prompts: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Spans:
+    """Sorted, merged `[first, last]` line spans with membership by bisection."""
+
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, spans: Iterable[tuple[int, int]]) -> _Spans:
+        merged: list[list[int]] = []
+        for a, b in sorted(spans):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        return cls(starts=[a for a, _ in merged], ends=[b for _, b in merged])
+
+    def __contains__(self, line_no: object) -> bool:
+        if not isinstance(line_no, int):
+            return False
+        k = bisect.bisect_right(self.starts, line_no) - 1
+        return k >= 0 and line_no <= self.ends[k]
+
+    def __bool__(self) -> bool:
+        return bool(self.starts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Steps:
+    """The failed steps of the output and where its closing part starts."""
+
+    verdicts: list[int]
+    failed: _Spans
+    """Every failed step (from its prompt, or `unknown_step_lines` before its verdict)."""
+    known: _Spans
+    """The failed steps whose prompt was found."""
+    tail_zone: int
+
+
+@dataclass(slots=True)
+class _Weights:
+    """Anchors with their weights, and the facts the views report about errors."""
+
+    anchor: dict[int, float]
+    error_lines: list[int]
+    patterns: int
+
+
+@dataclass(slots=True)
+class _Priorities:
+    """Line number -> priority and the role that gave it (the highest offer wins)."""
+
+    value: dict[int, float] = field(default_factory=dict)
+    role: dict[int, Role] = field(default_factory=dict)
+
+    def offer(self, line_no: int, value: float, role: Role) -> None:
+        if value > self.value.get(line_no, 0.0):
+            self.value[line_no] = value
+            self.role[line_no] = role
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass(slots=True)
+class Analysis:
+    r"""Line priorities of one text.
+
+    Attributes:
+        total_lines: Lines of the text (split on `\n`).
+        texts: Display text (cleaned, no line ending) of every line that has a priority.
+        priority: Line number -> priority (only lines worth showing).
+        own: Line number -> the line's own salience (anchors only).
+        roles: Line number -> `exit`, `error`, `detail`, `context`, `tail`, `head` or `fill`.
+        error_lines: Line numbers of error anchors (salience >= error), in text order.
+        verdict_lines: Line numbers of failing exit statuses and build verdicts.
+        patterns: Distinct error patterns among `error_lines`.
+        partial: Whether the middle of a huge input was only scanned for distinct errors.
+        raw_chars: Characters of the text.
+        settings: The settings it was made with.
+    """
+
+    total_lines: int
+    texts: dict[int, str] = field(default_factory=dict)
+    priority: dict[int, float] = field(default_factory=dict)
+    own: dict[int, float] = field(default_factory=dict)
+    roles: dict[int, str] = field(default_factory=dict)
+    error_lines: list[int] = field(default_factory=list)
+    verdict_lines: list[int] = field(default_factory=list)
+    patterns: int = 0
+    partial: bool = False
+    raw_chars: int = 0
+    settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
+    _lines: _Lines = field(default_factory=lambda: _Lines(regions=[], firsts=[]))
+    _ranked: list[int] | None = None
+    _raw_bytes: int | None = None
+
+    def byte_size(self, raw: str) -> int:
+        """UTF-8 size of the analysed text (computed once)."""
+        if self._raw_bytes is None:
+            self._raw_bytes = utf8_length(raw)
+        return self._raw_bytes
+
+    def text(self, line_no: int) -> str | None:
+        """Display text of a line, when the analysis holds it."""
+        return self._lines.text(line_no)
+
+    def span(self, line_no: int) -> tuple[int, int] | None:
+        """Raw `[start, end)` offsets of a line (end includes its newline)."""
+        where = self._lines.locate(line_no)
+        if where is None:
+            return None
+        region, i = where
+        return region.starts[i], region.starts[i + 1]
+
+    def raw_line(self, line_no: int) -> str | None:
+        """The raw text of a line (no line ending, not cleaned), when the analysis holds it."""
+        where = self._lines.locate(line_no)
+        if where is None:
+            return None
+        return where[0].raw_lines[where[1]].rstrip("\r")
+
+    def ranked(self) -> list[int]:
+        """Line numbers by priority, with diminishing returns for repeated kinds of lines.
+
+        Lines are taken greedily: a line whose group (its first words after the timestamp,
+        numbers and paths folded) is already represented counts for less each time, so a
+        block of a hundred similar lines does not crowd out everything else. Entries of
+        failure lists decay slowly (each failed test matters); other lines quickly after the
+        second of a group. Later lines come first on ties.
+        """
+        if self._ranked is None:
+            self._ranked = _greedy(self, dict(self.priority))
+        return self._ranked
+
+    @property
+    def first_error(self) -> int | None:
+        """Line of the first error anchor."""
+        return self.error_lines[0] if self.error_lines else None
+
+    @property
+    def last_error(self) -> int | None:
+        """Line of the last error anchor."""
+        return self.error_lines[-1] if self.error_lines else None
+
+
+# --------------------------------------------------------------------------- pass 1: regions
+
+
 def _split_region(raw: str, start: int, end: int, first_line: int) -> _Region:
     part = raw[start:end]
     raw_lines = part.split("\n")
@@ -405,48 +504,9 @@ def _split_region(raw: str, start: int, end: int, first_line: int) -> _Region:
     return _Region(first_line=first_line, raw_lines=raw_lines, starts=starts, text_offset=start)
 
 
-def _candidate_lines(region: _Region, raw: str, extra: re.Pattern[str] | None) -> list[int]:
-    """Indices of the region's lines that may carry a signal (a cheap superset).
-
-    A few passes of literal-heavy patterns over the region (C speed) instead of patterns
-    per line; lines they do not touch score 0 in `line_salience`.
-    """
-    start = region.text_offset
-    end = region.starts[-1]
-    if end <= start:
-        return []
-    part = raw[start:end]
-    low = part.lower()
-    found: set[int] = {0}  # the first line has no newline before it
-    starts = region.starts
-    count = len(region.raw_lines)
-    passes: list[tuple[str, re.Pattern[str] | None]] = [
-        (low, _SIGNAL_WORDS_RE),
-        (low, _SIGNAL_LINE_START_RE),
-        (part, extra),
-    ]
-    for text, pattern in passes:
-        if pattern is None:
-            continue
-        pos = 0
-        n = len(text)
-        while pos < n:
-            match = pattern.search(text, pos)
-            if match is None:
-                break
-            # A line-start match begins at the newline before the line.
-            line_start = pattern is _SIGNAL_LINE_START_RE
-            at = match.start() + (1 if line_start else 0)
-            i = bisect.bisect_right(starts, start + at) - 1
-            if i >= count:
-                break
-            found.add(i)
-            # On to the next line (line-start patterns begin at the newline before it).
-            pos = starts[i + 1] - start - (1 if line_start else 0)
-    return sorted(found)
-
-
-def _regions(raw: str) -> tuple[list[_Region], int, tuple[int, int] | None]:
+def _regions(
+    raw: str, settings: SalienceSettings
+) -> tuple[list[_Region], int, tuple[int, int] | None]:
     """Split the text into analysed regions (all of it, or head + tail of a huge text).
 
     Returns the regions, the number of lines, and for a huge text the raw character range
@@ -456,13 +516,492 @@ def _regions(raw: str) -> tuple[list[_Region], int, tuple[int, int] | None]:
     if n <= FULL_ANALYSIS_CHARS:
         region = _split_region(raw, 0, n, 1)
         return [region], len(region.raw_lines), None
-    head_end = raw.rfind("\n", 0, _HEAD_PART_CHARS) + 1
-    tail_start = raw.find("\n", n - _TAIL_PART_CHARS) + 1
+    head_end = raw.rfind("\n", 0, settings.head_part_chars) + 1
+    tail_start = raw.find("\n", n - settings.tail_part_chars) + 1
     head = _split_region(raw, 0, head_end, 1)
     tail_first = raw.count("\n", 0, tail_start) + 1
     tail = _split_region(raw, tail_start, n, tail_first)
     total = tail_first + len(tail.raw_lines) - 1
     return [head, tail], total, (head_end, tail_start)
+
+
+def _with_middle_windows(
+    raw: str, regions: list[_Region], middle: tuple[int, int], settings: SalienceSettings
+) -> list[_Region]:
+    """Head, small regions around the distinct errors of the middle, tail."""
+    lo, hi = middle
+    hits = find_error_lines(
+        raw, start=lo, end=hi, limit=settings.middle_hits, max_candidates=settings.middle_candidates
+    )
+    windows: list[_Region] = []
+    prev_end = lo
+    span_chars = settings.middle_window_chars
+    for hit in hits:
+        if hit.start < prev_end:
+            continue  # inside the previous window
+        start = hit.start
+        for _ in range(settings.middle_before):
+            if start <= prev_end or hit.start - start > span_chars // 4:
+                break
+            start = raw.rfind("\n", prev_end, start - 1) + 1
+        start = max(start, prev_end)
+        end = hit.end
+        for _ in range(settings.middle_after):
+            if end >= hi or end - hit.end > span_chars:
+                break
+            nl = raw.find("\n", end, hi)
+            end = hi if nl < 0 else nl + 1
+        end = min(end, hi)
+        first_line = hit.line_no - raw.count("\n", start, hit.start)
+        windows.append(_split_region(raw, start, end, first_line))
+        prev_end = end
+    return [regions[0], *windows, *regions[1:]]
+
+
+# --------------------------------------------------------------------------- pass 2: scan
+
+
+def _candidate_lines(region: _Region, raw: str, extra: re.Pattern[str] | None) -> list[int]:
+    """Indices of the region's lines that may carry a signal (a cheap superset).
+
+    One search of `SIGNAL_RE` over the lower-cased region (and of `extra` over the region as
+    printed) per candidate line, jumping to the next line after each hit: C speed, and the
+    lines it does not touch score 0 in `line_salience`.
+    """
+    start = region.text_offset
+    end = region.starts[-1]
+    if end <= start:
+        return []
+    part = raw[start:end]
+    starts = region.starts
+    count = len(region.raw_lines)
+    found: set[int] = set()
+    for text, pattern in ((part.lower(), SIGNAL_RE), (part, extra)):
+        if pattern is None:
+            continue
+        pos, n = 0, len(text)
+        while pos < n:
+            match = pattern.search(text, pos)
+            if match is None:
+                break
+            i = bisect.bisect_right(starts, start + match.start()) - 1
+            if i >= count:
+                break
+            found.add(i)
+            pos = starts[i + 1] - start
+    return sorted(found)
+
+
+def _scan(
+    regions: list[_Region],
+    raw: str,
+    extra: re.Pattern[str] | None,
+    level_salience: Callable[[str, float], float] | None,
+) -> _Scan:
+    scan = _Scan(own={}, texts={}, prompts=[])
+    for region in regions:
+        for i in _candidate_lines(region, raw, extra):
+            text = region.text(i)
+            if not text:
+                continue
+            line_no = region.first_line + i
+            if _PROMPT_RE.match(text):
+                scan.prompts.append(line_no)
+            if _NOISE_RE.match(text):
+                continue
+            score = line_salience(text)
+            if level_salience is not None:
+                score = level_salience(text, score)
+            if score:
+                scan.own[line_no] = score
+                scan.texts[line_no] = text
+    return scan
+
+
+# --------------------------------------------------------------------------- pass 3: steps
+
+
+def _steps(scan: _Scan, lines: _Lines, total: int, settings: SalienceSettings) -> _Steps:
+    verdicts = sorted(ln for ln, s in scan.own.items() if s >= SALIENCE_EXIT)
+    prompts = sorted(scan.prompts)
+    failed: list[tuple[int, int]] = []
+    known: list[tuple[int, int]] = []
+    for v in verdicts:
+        k = bisect.bisect_left(prompts, v) - 1
+        if k >= 0 and v - prompts[k] <= settings.step_lookback:
+            failed.append((prompts[k], v))
+            known.append((prompts[k], v))
+        else:
+            failed.append((max(1, v - settings.unknown_step_lines), v))
+    return _Steps(
+        verdicts=verdicts,
+        failed=_Spans.of(failed),
+        known=_Spans.of(known),
+        tail_zone=_tail_zone(lines.regions[-1], settings.tail_zone_lines),
+    )
+
+
+def _tail_zone(region: _Region, lines: int) -> int:
+    """First line of the closing part (the last `lines` non-blank lines)."""
+    count = 0
+    for i in range(len(region.raw_lines) - 1, -1, -1):
+        if region.raw_lines[i].strip():
+            count += 1
+            if count >= lines:
+                return region.first_line + i
+    return region.first_line
+
+
+# --------------------------------------------------------------------------- pass 4: weights
+
+
+def _weigh(
+    scan: _Scan, steps: _Steps, lines: _Lines, total: int, settings: SalienceSettings
+) -> _Weights:
+    own, texts = scan.own, scan.texts
+    last_verdict = steps.verdicts[-1] if steps.verdicts else None
+    seen: set[str] = set()
+    anchor: dict[int, float] = {}
+    lo = settings.recency_min
+    for line_no in sorted(own):
+        score = own[line_no]
+        if SALIENCE_ERROR <= score < SALIENCE_EXIT:
+            seen.add(pattern_key(texts[line_no]))
+        if score < SALIENCE_EXIT:
+            # Failures are reported near the end: later errors weigh more.
+            score *= lo + (1 - lo) * (line_no / total) ** 2
+            # A program's own log records weigh less than a runner's report, unless fatal.
+            if score < SALIENCE_SUMMARY and _LOG_RECORD_RE.match(texts[line_no]):
+                score *= settings.log_record_damp
+        if line_no in steps.failed:
+            score *= settings.failed_step_boost
+        elif last_verdict is not None and last_verdict < line_no < steps.tail_zone:
+            score *= settings.after_verdict_damp
+        elif steps.known and own[line_no] < SALIENCE_EXIT:
+            score *= settings.outside_failed_step
+        anchor[line_no] = score
+    error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
+    _lower_redraws(anchor, texts, settings)
+    _raise_first(anchor, own, error_lines, steps, settings)
+    _raise_item_runs(anchor, own, settings)
+    repeats = _lower_repeats(anchor, own, lines, texts, settings)
+    if len(error_lines) > 1 and error_lines[-1] not in repeats:
+        # The last error, like the first, gets its window when there is room.
+        last = error_lines[-1]
+        anchor[last] = max(anchor[last], own[last]) * settings.first_error_boost
+    return _Weights(anchor=anchor, error_lines=error_lines, patterns=len(seen))
+
+
+_SYMBOL_RUN_RE = re.compile(r"([^\w\s])\1+")
+
+
+def _lower_redraws(
+    anchor: dict[int, float], texts: dict[int, str], settings: SalienceSettings
+) -> None:
+    """In a run of consecutive anchors of one shape, only the last keeps its weight."""
+    run: list[int] = []
+    key = ""
+    for line_no in [*sorted(anchor), -1]:
+        shape = _SYMBOL_RUN_RE.sub(r"\1", pattern_key(texts[line_no])) if line_no > 0 else ""
+        if run and line_no == run[-1] + 1 and shape == key:
+            run.append(line_no)
+            continue
+        if len(run) >= settings.redraw_run:
+            for ln in run[:-1]:
+                anchor[ln] *= settings.redraw_damp
+        run, key = [line_no], shape
+
+
+def _raise_first(
+    anchor: dict[int, float],
+    own: dict[int, float],
+    error_lines: list[int],
+    steps: _Steps,
+    settings: SalienceSettings,
+) -> None:
+    """The first strong error (in the failed step when known) gets its window first."""
+    strong = [ln for ln in error_lines if own[ln] >= SALIENCE_ITEM]
+    in_failed = [ln for ln in strong if ln in steps.known]
+    firsts = in_failed or strong or error_lines
+    if firsts:
+        first = firsts[0]
+        anchor[first] = max(anchor[first], own[first]) * settings.first_error_boost
+
+
+def _raise_item_runs(
+    anchor: dict[int, float], own: dict[int, float], settings: SalienceSettings
+) -> None:
+    """A failure list is read from the top: each entry weighs about as much as the best."""
+    items = sorted(ln for ln, score in own.items() if score == SALIENCE_ITEM)
+    run: list[int] = []
+    for ln in [*items, None]:
+        if ln is not None and run and ln - run[-1] <= settings.item_run_gap:
+            run.append(ln)
+            continue
+        if len(run) > 1:
+            top = max(anchor[x] for x in run)
+            for k, x in enumerate(run):
+                anchor[x] = top * (1 - settings.item_run_step * k)
+        run = [ln] if ln is not None else []
+
+
+def _lower_repeats(
+    anchor: dict[int, float],
+    own: dict[int, float],
+    lines: _Lines,
+    texts: dict[int, str],
+    settings: SalienceSettings,
+) -> set[int]:
+    """A later copy of an error block weighs less than its first copy.
+
+    Two blocks are copies when their first lines have the same shape (first words, digits
+    and paths folded) and the line after each is the same: the same failure reported again
+    (a second test run, a retry, the same message under another test's name).
+    """
+    first_copy: dict[tuple[str, str], float] = {}
+    repeats: set[int] = set()
+    for line_no in sorted(anchor):
+        if not SALIENCE_WARNING <= own[line_no] < SALIENCE_EXIT:
+            continue
+        key = (_group_key(texts[line_no]), _next_text(lines, line_no))
+        if key in first_copy:
+            anchor[line_no] = min(anchor[line_no], first_copy[key]) * settings.repeat_block
+            repeats.add(line_no)
+        else:
+            first_copy[key] = anchor[line_no]
+    return repeats
+
+
+def _next_text(lines: _Lines, line_no: int) -> str:
+    """The next non-blank line after `line_no` (digits folded), within a few lines."""
+    for ln in range(line_no + 1, line_no + 4):
+        text = lines.text(ln)
+        if text is None:
+            return ""
+        if text.strip():
+            return pattern_key(text)
+    return ""
+
+
+# --------------------------------------------------------------------------- pass 5: context
+
+
+@dataclass(slots=True)
+class _Work:
+    """What the context, floor and fill passes read and write."""
+
+    lines: _Lines
+    own: dict[int, float]
+    texts: dict[int, str]
+    """Display texts of the lines given a priority so far (filled as they are read)."""
+    settings: SalienceSettings
+    out: _Priorities = field(default_factory=_Priorities)
+
+    def show(self, line_no: int, value: float, role: Role, text: str | None = None) -> None:
+        """Offer a priority to a line, keeping its text."""
+        if text is None:
+            text = self.lines.text(line_no) or ""
+        self.texts.setdefault(line_no, text)
+        self.out.offer(line_no, value, role)
+
+
+def _spread(work: _Work, weights: _Weights) -> None:
+    """Anchors and the context around them."""
+    own, anchor = work.own, weights.anchor
+    for line_no, score in anchor.items():
+        role = (
+            "exit"
+            if own[line_no] >= SALIENCE_EXIT
+            else ("error" if own[line_no] >= SALIENCE_ERROR else "detail")
+        )
+        work.out.offer(line_no, score, role)
+    spreading = sorted(ln for ln in anchor if own[ln] >= SALIENCE_WARNING)
+    _after(work, spreading, anchor)
+    for line_no in spreading:
+        score = anchor[line_no]
+        _header_above(work, line_no, score)
+        if own[line_no] >= SALIENCE_ITEM:
+            _delimited_above(work, line_no, score)
+        _before(work, line_no, score)
+
+
+def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
+    """Context after each anchor; a walk ends at the next error, so each line is read once.
+
+    A walk that meets a weaker anchor (a warning, a detail) carries on with the larger of
+    its own decayed weight and that anchor's; an error anchor starts a walk of its own. A
+    failure list under a summary header is part of the summary.
+    """
+    own, settings = work.own, work.settings
+    k, n = 0, len(spreading)
+    while k < n:
+        origin = spreading[k]
+        k += 1
+        score = value = anchor[origin]
+        plain_run = blank_run = 0
+        frames: list[int] = []
+        ln = origin
+        while ln - origin < settings.after_span:
+            ln += 1
+            listed = ln in own and own[origin] >= SALIENCE_SUMMARY > own[ln] >= SALIENCE_ERROR
+            if k < n and spreading[k] == ln:
+                if own[ln] >= SALIENCE_ERROR and not listed:
+                    break  # the next error carries its own weight (and walks on from there)
+                k += 1  # a weaker anchor (or a listed entry): this walk goes on through it
+                if not listed and anchor[ln] >= value:
+                    origin, score, value, plain_run = ln, anchor[ln], anchor[ln], 0
+                    continue
+            nearby = work.lines.text(ln)
+            if nearby is None:
+                break
+            if not nearby.strip():
+                blank_run += 1
+                if blank_run > 1:
+                    break
+                value *= settings.plain_decay
+                continue
+            blank_run = 0
+            if listed or is_continuation_line(nearby):
+                value *= settings.continuation_decay
+                plain_run = 0
+                frames.append(ln)
+            else:
+                value *= settings.plain_decay
+                plain_run += 1
+                if plain_run > settings.plain_run:
+                    break
+            if listed:
+                work.out.offer(ln, max(anchor.get(ln, 0.0), value), "error")
+            elif not _NOISE_RE.match(nearby):  # CI bookkeeping (`travis_time:end:`) is not context
+                work.show(ln, value, "context", nearby)
+        _trace_tail(work, frames, score)
+
+
+def _trace_tail(work: _Work, frames: list[int], score: float) -> None:
+    """The bottom of a deep stack trace and its frames in test code (where it came from)."""
+    settings = work.settings
+    if len(frames) <= settings.trace_tail_frames:
+        return
+    keep = frames[-settings.trace_tail_frames :]
+    keep += [ln for ln in frames if _TEST_FRAME_RE.search(work.texts.get(ln) or "")]
+    for ln in keep:
+        work.show(ln, score * settings.trace_tail_share, "context")
+
+
+def _header_above(work: _Work, line_no: int, score: float) -> None:
+    """The header of an indented report (`standard: ...` above its indented errors)."""
+    text0 = work.texts.get(line_no) or work.lines.text(line_no) or ""
+    if text0[:1] not in (" ", "\t"):
+        return
+    for ln in range(line_no - 1, max(0, line_no - work.settings.header_span), -1):
+        nearby = work.lines.text(ln)
+        if nearby is None:
+            return
+        if nearby.strip() and nearby[:1] not in (" ", "\t"):
+            work.show(ln, score * work.settings.header_share, "context", nearby)
+            return
+
+
+def _delimited_above(work: _Work, line_no: int, score: float) -> None:
+    """A delimited block just above a failure entry is that failure's detail."""
+    above = work.lines.text(line_no - 1)
+    if above is None or not _SEPARATOR_RE.match(above):
+        return
+    settings = work.settings
+    value = score * settings.delimited_share
+    for ln in range(line_no - 1, max(0, line_no - settings.delimited_span), -1):
+        nearby = work.lines.text(ln)
+        if nearby is None:
+            return
+        work.show(ln, value, "context", nearby)
+        value *= settings.continuation_decay
+        if ln < line_no - 1 and _SEPARATOR_RE.match(nearby):
+            return  # the block's opening separator
+
+
+def _before(work: _Work, line_no: int, score: float) -> None:
+    """The few lines just before an anchor (the command or the test that ran)."""
+    value = score
+    for d in range(1, work.settings.before_span + 1):
+        nearby = work.lines.text(line_no - d)
+        if nearby is None or not nearby.strip():
+            return
+        value *= work.settings.before_decay
+        if not _NOISE_RE.match(nearby):
+            work.show(line_no - d, value, "context", nearby)
+
+
+# --------------------------------------------------------------------------- pass 6: floors
+
+
+def _floors(work: _Work, steps: _Steps, total: int, *, is_error: bool) -> None:
+    """The last output before each verdict, the tail and the head always have a priority."""
+    settings = work.settings
+    previous = 0
+    for v in steps.verdicts:
+        rank = 0
+        for line_no in range(v - 1, max(previous, v - 60), -1):
+            nearby = work.lines.text(line_no)
+            if nearby is None or work.own.get(line_no, 0.0) >= SALIENCE_EXIT:
+                break
+            if not nearby.strip() or _NOISE_RE.match(nearby):
+                continue
+            value = settings.pre_verdict_floor * settings.pre_verdict_decay**rank
+            work.show(line_no, value, "context", nearby)
+            rank += 1
+            if rank >= settings.pre_verdict_lines:
+                break
+        previous = v
+    floor = settings.tail_floor * (settings.error_tail_boost if is_error else 1.0)
+    for rank, line_no in enumerate(_non_blank(work, range(total, max(0, total - 400), -1))):
+        value = floor * settings.tail_decay**rank
+        if value < 0.3:
+            break
+        work.show(line_no, value, "tail")
+    for rank, line_no in enumerate(_non_blank(work, range(1, min(total, 40) + 1))):
+        if rank >= 2:
+            break
+        work.show(line_no, settings.head_floor * (0.7**rank), "head")
+
+
+def _non_blank(work: _Work, numbers: Iterable[int]) -> Iterable[int]:
+    """The lines among `numbers` that show something (not blank, not CI bookkeeping)."""
+    for line_no in numbers:
+        nearby = work.lines.text(line_no)
+        if nearby is None:
+            return
+        if nearby.strip() and not _NOISE_RE.match(nearby):
+            yield line_no
+
+
+# --------------------------------------------------------------------------- pass 7: fill
+
+
+def _fill(work: _Work, weights: _Weights, total: int) -> None:
+    """Small, decaying priorities around the strongest anchors and above the tail."""
+    settings = work.settings
+    strongest = heapq.nlargest(
+        settings.fill_anchors, weights.anchor.items(), key=lambda item: item[1]
+    )
+    share, decay = settings.fill_share, settings.fill_decay
+    offers: list[tuple[int, float]] = []
+    for line_no, weight in strongest:
+        base = weight * share
+        offers += [(line_no + d, base * decay**d) for d in range(1, settings.fill_after + 1)]
+        offers += [
+            (line_no - d, base * decay ** (4 * d)) for d in range(1, settings.fill_after // 4 + 1)
+        ]
+    tail_base = settings.tail_floor * share
+    offers += [(total - d, tail_base * decay**d) for d in range(settings.fill_tail)]
+    for line_no, value in offers:
+        if not 1 <= line_no <= total or value <= work.out.value.get(line_no, 0.0):
+            continue
+        nearby = work.lines.text(line_no)
+        if nearby is not None and nearby.strip():
+            work.show(line_no, value, "fill", nearby)
+
+
+# --------------------------------------------------------------------------- entry point
 
 
 def analyse(
@@ -473,7 +1012,7 @@ def analyse(
     extra_signal: re.Pattern[str] | None = None,
     settings: SalienceSettings = DEFAULT_SETTINGS,
 ) -> Analysis:
-    r"""Give every line worth showing a priority.
+    r"""Give every line worth showing a priority (the passes of the module docstring).
 
     Args:
         raw: The raw text.
@@ -483,8 +1022,8 @@ def analyse(
             mentions an error weighs less).
         extra_signal: A pattern (searched in the raw text) that marks the other lines
             `level_salience` may raise above 0 (for logs: level names); lines matched
-            neither by it nor by the built-in signal words are not looked at.
-        settings: The weights of the judgement-call rules.
+            neither by it nor by the built-in signal pattern are not looked at.
+        settings: The numbers of the judgement-call rules.
 
     Returns:
         The analysis.
@@ -495,287 +1034,103 @@ def analyse(
         assert a.ranked()[0] in (3, 5)
         ```
     """
-    regions, total, middle = _regions(raw)
+    regions, total, middle = _regions(raw, settings)
     if middle is not None:
-        regions = _with_middle_windows(raw, regions, middle)
+        regions = _with_middle_windows(raw, regions, middle, settings)
+    lines = _Lines(regions=regions, firsts=[r.first_line for r in regions])
     result = Analysis(
         total_lines=total,
         partial=middle is not None,
         raw_chars=len(raw),
-        _regions=regions,
-        _firsts=[r.first_line for r in regions],
         settings=settings,
+        _lines=lines,
     )
     if total == 0:
         return result
-    texts: dict[int, str] = {}
-    own: dict[int, float] = {}
-    prompts: list[int] = []
-    for region in regions:
-        for i in _candidate_lines(region, raw, extra_signal):
-            text = region.text(i)
-            line_no = region.first_line + i
-            if not text:
-                continue
-            if _PROMPT_RE.match(text):
-                prompts.append(line_no)
-            if _NOISE_RE.match(text):
-                continue
-            score = line_salience(text)
-            if level_salience is not None:
-                score = level_salience(text, score)
-            if score:
-                own[line_no] = score
-                texts[line_no] = text
-    text_at = result.text
-
-    verdicts = sorted(ln for ln, s in own.items() if s >= SALIENCE_EXIT)
-    result.verdict_lines = verdicts
-
-    # Steps that failed: from the last prompt before a verdict to the verdict.
-    failed_spans: list[tuple[int, int]] = []
-    known_spans: list[tuple[int, int]] = []  # those that start at a prompt
-    for v in verdicts:
-        before = [p for p in prompts if p < v]
-        if before and v - before[-1] <= 5_000:
-            failed_spans.append((before[-1], v))
-            known_spans.append((before[-1], v))
-        else:
-            failed_spans.append((max(1, v - 400), v))
-    last_verdict = verdicts[-1] if verdicts else None
-    tail_zone = _tail_zone(regions[-1], total)
-
-    # Position adjustments of the anchors (repetition is handled when ranking).
-    seen: set[str] = set()
-    anchor: dict[int, float] = {}
-    for line_no in sorted(own):
-        score = own[line_no]
-        is_error_anchor = SALIENCE_ERROR <= score < SALIENCE_EXIT
-        if is_error_anchor:
-            seen.add(pattern_key(texts[line_no]))
-        if score < SALIENCE_EXIT:
-            # Failures are reported near the end: later errors weigh more.
-            score *= _RECENCY_MIN + (1 - _RECENCY_MIN) * (line_no / total) ** 2
-            # A program's own log records (timestamped, `LEVEL logger:`) weigh less than a
-            # runner's report, unless they are fatal.
-            if score < SALIENCE_SUMMARY and _LOG_RECORD_RE.match(texts[line_no]):
-                score *= _LOG_RECORD_DAMP
-        if any(a <= line_no <= b for a, b in failed_spans):
-            score *= _FAILED_STEP_BOOST
-        elif last_verdict is not None and line_no > last_verdict and line_no < tail_zone:
-            score *= _AFTER_VERDICT_DAMP
-        elif known_spans and own[line_no] < SALIENCE_EXIT:
-            score *= settings.outside_failed_step
-        anchor[line_no] = score
-    result.patterns = len(seen)
-    result.error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
-    # The first error (the first strong one when there is one: an exception, a failed test,
-    # a compiler error; in the step that failed when that is known) always gets its window
-    # when there is room: the first error is often the cause of the others.
-    strong = [ln for ln in result.error_lines if own[ln] >= SALIENCE_ITEM]
-    in_failed = [ln for ln in strong if any(a <= ln <= b for a, b in known_spans)]
-    firsts = in_failed or strong or result.error_lines
-    if firsts:
-        first = firsts[0]
-        anchor[first] = max(anchor[first], own[first]) * _FIRST_ERROR_BOOST
-    # A list of failure entries is read from the top: every entry of a run gets the weight
-    # of the run's first entry, a little less the further down it is.
-    items = sorted(ln for ln, score in own.items() if score == SALIENCE_ITEM)
-    run: list[int] = []
-    for ln in [*items, None]:
-        if ln is not None and run and ln - run[-1] <= _ITEM_RUN_GAP:
-            run.append(ln)
-            continue
-        if len(run) > 1:
-            top = max(anchor[x] for x in run)
-            for k, x in enumerate(run):
-                anchor[x] = top * (1 - _ITEM_RUN_STEP * k)
-        run = [ln] if ln is not None else []
-    # An error line that repeats one seen before (the same text) weighs less than its
-    # first copy, and so does the block under it: the budget goes to distinct failures.
-    first_copy: dict[str, float] = {}
-    repeats: set[int] = set()
-    for line_no in sorted(anchor):
-        if not SALIENCE_WARNING <= own[line_no] < SALIENCE_EXIT:
-            continue
-        sig = _copy_key(texts[line_no])
-        if sig in first_copy:
-            anchor[line_no] = min(anchor[line_no], first_copy[sig]) * settings.repeat_block
-            repeats.add(line_no)
-        else:
-            first_copy[sig] = anchor[line_no]
-    if len(result.error_lines) > 1:
-        # The last error, like the first, gets its window when there is room (unless it
-        # only repeats an earlier one).
-        last = result.error_lines[-1]
-        if last not in repeats:
-            anchor[last] = max(anchor[last], own[last]) * _FIRST_ERROR_BOOST
-
-    priority: dict[int, float] = {}
-    roles: dict[int, str] = {}
-
-    def offer(line_no: int, value: float, role: str) -> None:
-        if value > priority.get(line_no, 0.0):
-            priority[line_no] = value
-            roles[line_no] = role
-
-    for line_no, score in anchor.items():
-        role = (
-            "exit"
-            if own[line_no] >= SALIENCE_EXIT
-            else ("error" if own[line_no] >= SALIENCE_ERROR else "detail")
-        )
-        offer(line_no, score, role)
-        if own[line_no] < SALIENCE_WARNING:
-            continue
-        # Context after: continuation lines keep most of the weight.
-        value = score
-        plain_run = 0
-        blank_run = 0
-        frames: list[int] = []
-        for d in range(1, _AFTER_SPAN + 1):
-            ln = line_no + d
-            nearby = text_at(ln)
-            if nearby is None:
-                break
-            if not nearby.strip():
-                blank_run += 1
-                if blank_run > 1:
-                    break
-                value *= _PLAIN_DECAY
-                continue
-            blank_run = 0
-            listed = ln in own and own[line_no] >= SALIENCE_SUMMARY > own[ln] >= SALIENCE_ERROR
-            if listed or is_continuation_line(nearby):
-                value *= _CONT_DECAY
-                plain_run = 0
-                frames.append(ln)
-            else:
-                value *= _PLAIN_DECAY
-                plain_run += 1
-                if plain_run > 3:
-                    break
-            if listed:
-                # The list under a summary header (`=== short test summary info ===` then
-                # `FAILED ...` lines) is part of the summary.
-                offer(ln, max(anchor.get(ln, 0.0), value), "error")
-                continue
-            if ln in own and own[ln] >= SALIENCE_ERROR:
-                break  # the next anchor carries its own weight
-            if _NOISE_RE.match(nearby):
-                continue  # CI bookkeeping (`travis_time:end:...`) is not context
-            texts.setdefault(ln, nearby)
-            offer(ln, value, "context")
-        # The bottom of a stack trace (the entry point: the test that ran, the runner) and
-        # its frames in test code tell where the failure came from however deep they are.
-        if len(frames) > settings.trace_tail_frames:
-            keep = frames[-settings.trace_tail_frames :]
-            keep += [ln for ln in frames if _TEST_FRAME_RE.search(texts.get(ln) or "")]
-            for ln in keep:
-                texts.setdefault(ln, text_at(ln) or "")
-                offer(ln, score * settings.trace_tail_share, "context")
-        # The header of an indented report (`standard: ...` above its indented errors).
-        text0 = texts.get(line_no) or text_at(line_no) or ""
-        if text0[:1] in (" ", "\t"):
-            for ln in range(line_no - 1, max(0, line_no - _HEADER_SPAN), -1):
-                nearby = text_at(ln)
-                if nearby is None:
-                    break
-                if not nearby.strip() or nearby[:1] in (" ", "\t"):
-                    continue
-                texts.setdefault(ln, nearby)
-                offer(ln, score * _HEADER_SHARE, "context")
-                break
-        # A delimited block just above a failure entry (`========DIFF========` ...
-        # `========DONE========` then `FAIL test`) is that failure's detail.
-        if own[line_no] >= SALIENCE_ITEM:
-            above = text_at(line_no - 1)
-            if above is not None and _SEPARATOR_RE.match(above):
-                value = score * _DELIMITED_SHARE
-                for ln in range(line_no - 1, max(0, line_no - _DELIMITED_SPAN), -1):
-                    nearby = text_at(ln)
-                    if nearby is None:
-                        break
-                    texts.setdefault(ln, nearby)
-                    offer(ln, value, "context")
-                    value *= _CONT_DECAY
-                    if ln < line_no - 1 and _SEPARATOR_RE.match(nearby):
-                        break  # the block's opening separator
-        # Context before.
-        value = score
-        for d in range(1, _BEFORE_SPAN + 1):
-            ln = line_no - d
-            nearby = text_at(ln)
-            if nearby is None or not nearby.strip():
-                break
-            value *= _BEFORE_DECAY
-            if _NOISE_RE.match(nearby):
-                continue
-            texts.setdefault(ln, nearby)
-            offer(ln, value, "context")
-
-    # The last output of a failed step, just before its verdict.
-    for v in verdicts:
-        rank = 0
-        for line_no in range(v - 1, max(0, v - 60), -1):
-            nearby = text_at(line_no)
-            if nearby is None:
-                break
-            if not nearby.strip() or _NOISE_RE.match(nearby):
-                continue
-            if own.get(line_no, 0.0) >= SALIENCE_EXIT:
-                break
-            texts.setdefault(line_no, nearby)
-            offer(line_no, _PRE_VERDICT_FLOOR * (_PRE_VERDICT_DECAY**rank), "context")
-            rank += 1
-            if rank >= _PRE_VERDICT_LINES:
-                break
-
-    # The tail: the last non-blank lines always have a floor.
-    floor = _TAIL_FLOOR * (1.3 if is_error else 1.0)
-    rank = 0
-    for line_no in range(total, max(0, total - 400), -1):
-        nearby = text_at(line_no)
-        if nearby is None:
-            break
-        if not nearby.strip() or _NOISE_RE.match(nearby):
-            continue
-        value = floor * (_TAIL_DECAY**rank)
-        if value < 0.3:
-            break
-        texts.setdefault(line_no, nearby)
-        offer(line_no, value, "tail")
-        rank += 1
-    # The head: what ran.
-    rank = 0
-    for line_no in range(1, min(total, 40) + 1):
-        nearby = text_at(line_no)
-        if nearby is None:
-            break
-        if not nearby.strip() or _NOISE_RE.match(nearby):
-            continue
-        texts.setdefault(line_no, nearby)
-        offer(line_no, _HEAD_FLOOR * (0.7**rank), "head")
-        rank += 1
-        if rank >= 2:
-            break
-
-    result.texts = {ln: texts[ln] for ln in priority}
-    result.priority = priority
-    result.own = own
-    result.roles = roles
+    scan = _scan(regions, raw, extra_signal, level_salience)
+    steps = _steps(scan, lines, total, settings)
+    weights = _weigh(scan, steps, lines, total, settings)
+    work = _Work(lines=lines, own=scan.own, texts=scan.texts, settings=settings)
+    _spread(work, weights)
+    _floors(work, steps, total, is_error=is_error)
+    _fill(work, weights, total)
+    result.texts = {ln: work.texts[ln] for ln in work.out.value}
+    result.priority = work.out.value
+    result.roles = work.out.role
+    result.own = scan.own
+    result.error_lines = weights.error_lines
+    result.verdict_lines = steps.verdicts
+    result.patterns = weights.patterns
     return result
 
 
-def _tail_zone(region: _Region, total: int) -> int:
-    """First line of the closing part (the last 30 non-blank lines)."""
-    count = 0
-    for i in range(len(region.raw_lines) - 1, -1, -1):
-        if region.text(i).strip():
-            count += 1
-            if count >= 30:
-                return region.first_line + i
-    return region.first_line
+# --------------------------------------------------------------------------- ranking
+
+
+def _group_key(text: str) -> str:
+    """The first three words of a line after its timestamp; numbers folded, paths as `*`."""
+    words: list[str] = []
+    for token in text.split(None, 12):
+        if not words and _STAMP_TOKEN_RE.match(token):
+            continue  # timestamps and other leading numbers
+        words.append("*" if ("/" in token or "\\" in token) else _GROUP_DIGITS_RE.sub("0", token))
+        if len(words) == 3:
+            break
+    return " ".join(words)
+
+
+def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
+    """Lazy-greedy order with a repetition factor per group and per identical line.
+
+    One heap entry per group holds the group's best remaining line, valued with the group's
+    current factor (equivalent to lazy greedy, in O(n log n)). A line identical to lines
+    already taken is pushed back with a lower value before it is taken (values only ever go
+    down, so the lazy order stays exact).
+    """
+    settings = analysis.settings
+    texts, roles, own = analysis.texts, analysis.roles, analysis.own
+    by_group: dict[str, list[int]] = {}
+    solo: list[int] = []
+    for ln in effective:
+        if roles.get(ln, "context") in ("tail", "head", "exit", "fill"):
+            solo.append(ln)
+        else:
+            by_group.setdefault(_group_key(texts.get(ln, "")), []).append(ln)
+    # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
+    heap: list[tuple[float, int, int, str, int]] = []
+    for key, members in by_group.items():
+        members.sort(key=lambda ln: (effective[ln], ln))  # best last
+        heap.append((-effective[members[-1]], -members[-1], 0, key, 0))
+    heap.extend((-effective[ln], -ln, -1, "", 0) for ln in solo)
+    heapq.heapify(heap)
+    copies: dict[str, int] = {}
+    order: list[int] = []
+    while heap:
+        neg_value, neg_ln, taken, key, applied = heapq.heappop(heap)
+        line = -neg_ln
+        exact = texts.get(line, "").strip()
+        seen = copies.get(exact, 0) if exact else 0
+        if seen > applied:
+            factor = settings.exact_repeat ** (seen - applied)
+            heapq.heappush(heap, (neg_value * factor, neg_ln, taken, key, seen))
+            continue
+        order.append(line)
+        if exact:
+            copies[exact] = seen + 1
+        if taken < 0:
+            continue
+        members = by_group[key]
+        members.pop()
+        if not members:
+            continue
+        taken += 1
+        nxt = members[-1]
+        if own.get(nxt) == SALIENCE_ITEM:
+            line_factor = settings.item_repeat ** max(0, taken - 5)
+        else:
+            line_factor = settings.other_repeat ** max(0, taken - 2)
+        heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key, 0))
+    return order
 
 
 def windows_of(lines: Iterable[int]) -> list[tuple[int, int]]:
