@@ -63,7 +63,8 @@ def assert_fence_unforgeable(content: str) -> None:
     nonce, before, body, after = fence_parts(content)
     assert nonce not in before
     assert nonce not in after
-    clip_marker = re.compile(rf"\[{re.escape(nonce)}: \+[\d,]+ chars? clipped\]")
+    # A long line cut within itself: the marker states the exact raw range left out.
+    clip_marker = re.compile(rf"\[{re.escape(nonce)}: chars [\d,]+-[\d,]+ omitted\]")
     for line in body.split("\n"):
         if nonce in line:
             # Section markers start a line; clip markers sit where a long line was cut.

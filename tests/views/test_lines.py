@@ -107,44 +107,72 @@ def test_largest_fitting_finds_the_exact_largest_level(
 
 
 def test_a_long_line_keeps_its_start_and_its_end() -> None:
-    from langchain_result_layer.views._lines import _clip_line
+    from langchain_result_layer.views._lines import clip_line
 
     line = (
         "- The requested package acme/bridge 4.4@dev exists as acme/bridge["
         + ", ".join(f"v2.7.{i}" for i in range(400))
         + "] but these are rejected by your constraint."
     )
-    shown, cuts = _clip_line(line, 300)
-    assert len(shown) <= 300
-    assert shown.startswith("- The requested package acme/bridge")
-    assert shown.endswith("but these are rejected by your constraint.")
-    assert len(cuts) == 1
-    at, n = cuts[0]
-    assert shown[at - 1] == "…"
-    assert len(shown) - 1 + n == len(line)
+    shown = clip_line(line, line, 300, 10_000)
+    assert len(shown.text) <= 300
+    assert shown.text.startswith("- The requested package acme/bridge")
+    assert shown.text.endswith("but these are rejected by your constraint.")
+    assert len(shown.cuts) == 1
+    (cut,) = shown.cuts
+    assert shown.text[cut.at - 1] == "…"
+    assert len(shown.text) - 1 + cut.chars == len(line)
+    # The cut is an exact raw range of the result (the line starts at offset 10,000).
+    assert line[: cut.start - 10_000] + "…" + line[cut.end - 10_000 :] == shown.text
 
 
 def test_a_long_line_keeps_the_failure_inside_it() -> None:
-    from langchain_result_layer.views._lines import _clip_line
+    from langchain_result_layer.views._lines import clip_line
 
     line = "x" * 1_000 + " ERROR: disk full on /dev/sda1 " + "y" * 2_000
-    shown, cuts = _clip_line(line, 300)
-    assert "ERROR: disk full on /dev/sda1" in shown
-    assert shown.startswith("x" * 100)
-    assert sum(n for _, n in cuts) + len(shown) - len(cuts) == len(line)
+    shown = clip_line(line, line, 300, 0)
+    assert "ERROR: disk full on /dev/sda1" in shown.text
+    assert shown.text.startswith("x" * 100)
+    assert shown.text.endswith("y" * 20)  # and the end of the line
+    assert sum(c.chars for c in shown.cuts) + len(shown.text) - len(shown.cuts) == len(line)
+    kept = [
+        line[a:b]
+        for a, b in zip(
+            [0, *(c.end for c in shown.cuts)],
+            [*(c.start for c in shown.cuts), len(line)],
+            strict=True,
+        )
+    ]
+    assert "…".join(kept) == shown.text
+
+
+def test_a_long_line_with_escape_codes_is_cut_on_raw_offsets() -> None:
+    from langchain_result_layer.core.normalize import clean_for_display
+    from langchain_result_layer.views._lines import clip_line
+
+    raw = "\x1b[31m" + "a" * 2_000 + "\x1b[0m FATAL: out of memory " + "b" * 2_000
+    shown = clip_line(raw, clean_for_display(raw), 300, 500)
+    assert "FATAL: out of memory" in shown.text
+    assert "\x1b" not in shown.text
+    for cut in shown.cuts:
+        assert 500 <= cut.start < cut.end <= 500 + len(raw)
 
 
 def test_clip_marks_sit_where_the_line_was_cut() -> None:
     from langchain_result_layer.core.render import Fence
-    from langchain_result_layer.views._lines import window_sections
+    from langchain_result_layer.views._lines import Cut, ShownLine, Window, window_sections
 
     fence = Fence(nonce="k7q2xm9p")
-    item = {
-        "type": "window",
-        "start_line": 5,
-        "end_line": 5,
-        "lines": ["head…tail"],
-        "cuts": {"5": [[5, 1234]]},
-    }
-    (section,) = window_sections([item], fence)
-    assert section.lines == ["head…[k7q2xm9p: +1,234 chars clipped]tail"]
+    window = Window(
+        role="error",
+        start_line=5,
+        end_line=5,
+        start_char=0,
+        end_char=2_000,
+        lines=[ShownLine(text="head…tail", cuts=(Cut(at=5, start=100, end=1_334),))],
+    )
+    (section,) = window_sections([window], fence)
+    assert section.lines == ["head…[k7q2xm9p: chars 100-1,334 omitted]tail"]
+    item = window.as_item()
+    assert item["clipped"] == {"5": 1_234}
+    assert item["cuts"] == {"5": [[5, 100, 1_334]]}

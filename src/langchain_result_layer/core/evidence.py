@@ -33,9 +33,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
-    "SIGNAL_RE",
+    "ALL_SIGNALS",
+    "CORE_SIGNALS",
     "ErrorLine",
     "ExitStatus",
+    "Signals",
     "exit_code_in",
     "find_error_lines",
     "find_exit_status",
@@ -45,6 +47,7 @@ __all__ = [
     "is_step_failure",
     "line_salience",
     "pattern_key",
+    "salience_of",
 ]
 
 SALIENCE_EXIT = 9.0
@@ -121,32 +124,108 @@ _WARNING_WORDS = frozenset({"warning", "warnings", "warn", "deprecated", "deprec
 _PHRASES = ("not found", "could not", "no such", "but was", "but got", "timed out")
 """Two-word details (substrings of the lower-cased line)."""
 
-# A cheap superset of the lines `line_salience` scores above 0, searched over lower-cased
-# text: a trie of the words' stems (one branch per first letter, so the engine tries one
-# branch per position), the exit-status words, and the shapes that need no word. About
-# 12 ms per MB.
-SIGNAL_RE = re.compile(
-    r"a(?:bort|ctual|rn)"
-    r"|c(?:annot|o(?:nflict|uld not))"
-    r"|de(?:nied|precat)"
-    r"|e(?:rr|xcept|xit|xpect)"
-    r"|f(?:a(?:il|tal)|inished:)"
-    r"|in(?:compatible|valid)"
-    r"|killed"
-    r"|missing"
-    r"|n(?:o(?:n-zero|t found| such)|ot ok)"
-    r"|ok, but"
-    r"|p(?:anic)"
-    r"|re(?:ceived|fused|turn)"
-    r"|s(?:egmentation|tatus)"
-    r"|t(?:imeout|imed out|raceback)"
-    r"|un(?:able|defined|expected|resolved)"
-    r"|rc[ :=]|\$ "
-    r"|:\d{1,9}:\d{1,9}: "
-    r"|[✗✖×✘]"
-    r"|(?<![^\n])(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r)*[ \t]*"
-    r"(?:\d{1,5}[.)] |_{3,} |={3,} |\$ |> |\+ |##\[group\]run )"
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    r"""Substrings and shapes that mark the lines worth reading: a cheap superset, found fast.
+
+    Each word is looked for with `str.find` (C speed, a few GB/s), each shape with a pattern
+    that starts with a literal character (the regex engine skips to it), so finding the
+    candidate lines of a megabyte costs milliseconds, not a regex alternation per position.
+
+    Attributes:
+        words: Substrings (in the case the searched text has).
+        shapes: Patterns searched anywhere (each starts with a literal character).
+        line_starts: Patterns matched at the start of a line.
+
+    Example:
+        ```python
+        assert ALL_SIGNALS.in_line("error: x") and not ALL_SIGNALS.in_line("all good")
+        ```
+    """
+
+    words: tuple[str, ...]
+    shapes: tuple[re.Pattern[str], ...]
+    line_starts: tuple[re.Pattern[str], ...]
+
+    def in_line(self, line: str) -> bool:
+        """Whether one line (in the case of `words`) holds a signal."""
+        return (
+            any(word in line for word in self.words)
+            or any(p.search(line) for p in self.shapes)
+            or any(p.match(line) for p in self.line_starts)
+        )
+
+    def positions(self, text: str, lo: int = 0, hi: int | None = None) -> set[int]:
+        """Offsets in `text[lo:hi]` where a signal starts (line-start ones at their line).
+
+        After a hit, a word is looked for again only from the next line on, so the cost is
+        proportional to the text and to the candidate lines, not to the hits.
+        """
+        end = len(text) if hi is None else hi
+        out: set[int] = set()
+        for word in self.words:
+            at = text.find(word, lo, end)
+            while at >= 0:
+                out.add(at)
+                nl = text.find("\n", at, end)
+                if nl < 0:
+                    break
+                at = text.find(word, nl, end)
+        for pattern in self.shapes:
+            out.update(m.start() for m in pattern.finditer(text, lo, end))
+        for pattern in self.line_starts:
+            if lo == 0 and pattern.match(text, 0, end):
+                out.add(0)
+            out.update(m.start() + 1 for m in _at_line_start(pattern).finditer(text, lo, end))
+        return out
+
+
+_LINE_START_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _at_line_start(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """`pattern` after a newline (a literal first character: the engine skips to it)."""
+    found = _LINE_START_PATTERNS.get(pattern.pattern)
+    if found is None:
+        found = re.compile("\n(?:" + pattern.pattern + ")", pattern.flags)
+        _LINE_START_PATTERNS[pattern.pattern] = found
+    return found
+
+
+_DIAGNOSTIC_SHAPE = re.compile(r":\d{1,9}:\d{1,9}: ")
+_ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r){0,8}[ \t]{0,40}"
+_ITEM_START = re.compile(_ANSI_PREFIX + r"\d{1,5}\) ")
+_ANY_START = re.compile(
+    _ANSI_PREFIX + r"(?:\d{1,5}[.)] |_{3,} |={3,} |\$ |> |\+ |##\[group\]run )", re.IGNORECASE
 )
+
+ALL_SIGNALS = Signals(
+    words=(
+        *("abort", "actual", "arn", "cannot", "conflict", "could not", "denied", "deprecat"),
+        *("err", "except", "exit", "expect", "fail", "fatal", "finished:", "incompatible"),
+        *("invalid", "killed", "missing", "non-zero", "not found", "no such", "not ok"),
+        *("ok, but", "panic", "received", "refused", "return", "segmentation", "status"),
+        *("timeout", "timed out", "traceback", "unable", "undefined", "unexpected"),
+        *("unresolved", "rc ", "rc:", "rc=", "$ ", "✗", "✖", "×", "✘"),
+    ),
+    shapes=(_DIAGNOSTIC_SHAPE,),
+    line_starts=(_ANY_START,),
+)
+"""Every kind of signal `line_salience` reads, in lower-cased text."""
+
+CORE_SIGNALS = Signals(
+    words=(
+        *("rror", "RROR", "xcept", "XCEPT", "raceback", "fail", "Fail", "FAIL", "atal", "ATAL"),
+        *("anic", "ANIC", "ERR!", "bort", "BORT", "enied", "annot", "ANNOT", "egmentation"),
+        *("illed", "xit", "XIT", "non-zero", "$ "),
+    ),
+    shapes=(_DIAGNOSTIC_SHAPE,),
+    line_starts=(_ITEM_START,),
+)
+"""The signals worth finding in every part of a long text however far from its end (error
+words, exit statuses, prompts, numbered failure entries, diagnostics), in the text as
+printed (no lower-cased copy of a huge text is made)."""
 
 _PROBE = 600
 """The kind of a line shows in its first characters; longer lines are read that far."""
@@ -156,10 +235,8 @@ _PROBE = 600
 _WORD_RE = re.compile(r"(?<![\w/\\.@$-])[a-z]+(?![\w/\\@$]|[.-][a-z0-9])")
 # An exception or error class that reports: `ValueError: x`, a line that is or starts with a
 # class name (`java.lang.IllegalStateException`), `Caused by: java.io.IOException: x`.
-_CLASS_RE = re.compile(
-    r"(?<![\w$.])[\w$.]{0,120}?(?:Error|Exception|Failure)(?=:|\s*$|\s\()"
-    r"|^\W{0,8}(?:E\s{1,8})?[\w$.]{0,120}?(?:Error|Exception|Failure)\b"
-)
+_CLASS_SUFFIXES = ("Error", "Exception", "Failure")
+_IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.")
 # Error words that report nothing (`0 errors`, `errors: 0`, `no failures`, `error messages`).
 _BENIGN_RE = re.compile(
     r"\b(?:0|no|zero|without)\s+(?:errors?|failures?|failed)\b"
@@ -217,32 +294,29 @@ _PASSING_START_RE = re.compile(
 
 # --------------------------------------------------------------------------- exit status
 
-_EXIT_RES: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\bexit(?:ed)?(?: with)? (?:code|status)\W{0,3}(-?\d{1,9})", re.IGNORECASE),
-    re.compile(r"\bexited with\W{0,3}(-?\d{1,9})", re.IGNORECASE),
-    re.compile(r"\bProcess (?:finished|completed) with exit code (-?\d{1,9})"),
-    re.compile(r"\bmake(?:\[\d{1,4}\])?: \*\*\* \[[^\]\n]{0,400}\] Error (\d{1,9})"),
-    re.compile(r"\breturned (?:non-zero )?(?:exit )?(?:status|code) (-?\d{1,9})", re.IGNORECASE),
-    re.compile(r"\bcommand failed with (?:exit )?(?:code|status) (-?\d{1,9})", re.IGNORECASE),
-    re.compile(r"\breturn ?code\W{0,3}(-?\d{1,9})", re.IGNORECASE),
-    re.compile(
-        r"^\s{0,40}(?:\[[^\]\n]{0,80}\]\s{0,8})?(?:exit|rc|status)\s{0,4}[:=]\s{0,4}(-?\d{1,9})"
-        r"\s*$",
-        re.IGNORECASE,
-    ),
+# Exit statuses, searched in the lower-cased line (each branch starts with a literal).
+_EXIT_RE = re.compile(
+    r"exit(?:ed)?(?: with)? (?:code|status)\W{0,3}(-?\d{1,9})"
+    r"|exited with\W{0,3}(-?\d{1,9})"
+    r"|make(?:\[\d{1,4}\])?: \*\*\* \[[^\]\n]{0,400}\] error (\d{1,9})"
+    r"|returned (?:non-zero )?(?:exit )?(?:status|code) (-?\d{1,9})"
+    r"|command failed with (?:exit )?(?:code|status) (-?\d{1,9})"
+    r"|return ?code\W{0,3}(-?\d{1,9})"
 )
-_EXIT_HINT_RE = re.compile(r"xit|Error \d|eturn|tatus|code|\brc\b", re.IGNORECASE)
+_BARE_EXIT_RE = re.compile(
+    r"\s{0,40}(?:\[[^\]\n]{0,80}\]\s{0,8})?(?:exit|rc|status)\s{0,4}[:=]\s{0,4}(-?\d{1,9})\s*$"
+)
+_EXIT_HINTS = ("exit", "error ", "return", "status", "rc")
 # A build's or a step's failure verdict (CI systems and build tools).
 _STEP_END_RE = re.compile(
     r"BUILD (?:FAILED|FAILURE)"
-    r"|\bFAILURE: Build failed"
-    r"|^Finished: (?:FAILURE|ABORTED|UNSTABLE)"
-    r"|^##\[error\]"
-    r"|\bThe command \"[^\"\n]{1,400}\" (?:failed|exited with [1-9])"
-    r"|\bnpm ERR! code ELIFECYCLE"
-    r"|\berror: Recipe [^\n]{1,200} failed"
-    r"|\bCommand failed\b",
+    r"|FAILURE: Build failed"
+    r"|The command \"[^\"\n]{1,400}\" (?:failed|exited with [1-9])"
+    r"|npm ERR! code ELIFECYCLE"
+    r"|error: Recipe [^\n]{1,200} failed"
+    r"|Command failed\b"
 )
+_STEP_START_RE = re.compile(r"Finished: (?:FAILURE|ABORTED|UNSTABLE)|##\[error\]")
 _STEP_HINTS = ("build", "finished:", "##[error]", "the command", "elifecycle", "recipe", "command")
 
 # --------------------------------------------------------------------------- continuation
@@ -287,18 +361,32 @@ def _words(low: str) -> set[str]:
 
 
 def _class_named(head: str) -> bool:
-    """Whether an exception or error class is named (`ValueError`, `java.lang.FooException`).
+    """Whether an exception or error class reports (`ValueError: x`, `java.lang.FooException`).
 
-    A lower-camel name (`safeError`: a variable in echoed code) is not a class.
+    The class name ends in `Error`, `Exception` or `Failure` and is followed by a colon, an
+    opening parenthesis or the end of the line, or starts the line. A lower-camel name
+    (`safeError`: a variable in echoed code) and the bare word (prose) are not classes.
     """
-    for match in _CLASS_RE.finditer(head):
-        token = match.group().lstrip(" \t\r\n!\"#%&'()*+,-/;<=>?@[\\]^`{|}~")
-        if token.startswith(("E ", "E\t")):
-            token = token[1:].lstrip()
-        if token in ("Error", "Exception", "Failure"):
-            continue  # the bare word: prose, or a label (read as a word)
-        if token[:1].isupper() or ("." in token and not token.startswith(".")):
-            return True
+    for suffix in _CLASS_SUFFIXES:
+        at = head.find(suffix)
+        while at >= 0:
+            end = at + len(suffix)
+            start = at
+            while start > 0 and head[start - 1] in _IDENT:
+                start -= 1
+            token = head[start:end].lstrip(".")
+            after = head[end : end + 2]
+            reports = (
+                not after.strip() or after[:1] == ":" or after == " (" or not head[:start].strip()
+            )
+            if (
+                (end >= len(head) or head[end] not in _IDENT)
+                and reports
+                and token != suffix
+                and (token[:1].isupper() or "." in token)
+            ):
+                return True
+            at = head.find(suffix, end)
     return False
 
 
@@ -339,14 +427,13 @@ def exit_code_in(line: str) -> int | None:
         assert exit_code_in("make: *** [all] Error 2") == 2
         ```
     """
-    probe = line[:_PROBE]
-    if not _EXIT_HINT_RE.search(probe):
+    low = line[:_PROBE].lower()
+    if not any(hint in low for hint in _EXIT_HINTS):
         return None
-    for pattern in _EXIT_RES:
-        match = pattern.search(probe)
-        if match:
-            return int(match.group(1))
-    return None
+    match = _EXIT_RE.search(low) or _BARE_EXIT_RE.match(low)
+    if match is None:
+        return None
+    return int(next(g for g in match.groups() if g is not None))
 
 
 def is_step_failure(line: str) -> bool:
@@ -369,7 +456,9 @@ def is_step_failure(line: str) -> bool:
         return status != 0
     probe = line[:_PROBE]
     low = probe.lower()
-    return any(h in low for h in _STEP_HINTS) and _STEP_END_RE.search(probe) is not None
+    if not any(h in low for h in _STEP_HINTS):
+        return False
+    return bool(_STEP_END_RE.search(probe) or _STEP_START_RE.match(probe))
 
 
 def _passing_suffix(head: str) -> bool:
@@ -406,8 +495,26 @@ def line_salience(line: str) -> float:
     """
     head = line[:_PROBE]
     low = head.lower()
-    if SIGNAL_RE.search(low) is None:
+    if not ALL_SIGNALS.in_line(low):
         return 0.0
+    return salience_of(head, low)
+
+
+def salience_of(head: str, low: str) -> float:
+    """`line_salience` of a line known to hold a signal (its head and lower-cased head).
+
+    Args:
+        head: The line's first 600 characters.
+        low: `head.lower()`.
+
+    Returns:
+        The score.
+
+    Example:
+        ```python
+        assert salience_of("FATAL: x", "fatal: x") == SALIENCE_STRONG
+        ```
+    """
     if is_step_failure(head):
         return SALIENCE_EXIT
     if _PASSING_START_RE.match(head) and "FAIL" not in head[:80]:
@@ -468,13 +575,15 @@ def is_error_line(line: str) -> bool:
 
 # --------------------------------------------------------------------------- finding lines
 
-# Case variants of the error words' stems, as tools print them: one compiled alternation
-# searched at C speed (about 250 MB/s), confirmed line by line with `is_error_line`.
-_KEYWORD_RE = re.compile(
+# Case variants of the error words' stems, as tools print them: one alternation of literals
+# (the regex engine then skips every position whose character starts none of them), searched
+# over the text as printed, at about 150 MB/s: no lower-cased copy of a huge text is made.
+_KEYWORDS = (
     r"rror|RROR|xception|XCEPTION|raceback|ailed|ailure|ailing|FAIL|Fail|fail\b"
     r"|atal|ATAL|anic|ANIC|ERR!|bort|BORT"
     r"|denied|annot|egmentation|Killed|xit code|xit status|xited with|non-zero"
 )
+_KEYWORD_RE = re.compile(_KEYWORDS)
 _MAX_LINE_FOR_CONFIRM = 2_000
 
 

@@ -3,8 +3,11 @@
 Shared by the command and log views. A selection is the top-`k` lines of an `Analysis`
 (plus one-line gaps filled when that is cheaper than an omission marker); it becomes
 windows of consecutive lines, each rendered under a fence marker that names its line range,
-so the model always knows where it is and what is missing. A line too long for its limit
-keeps its start and its end, or the window around its failure word, with each cut marked.
+so the model always knows where it is and what is missing. A line too long for its limit is
+cut *within* the line: it keeps its start, the part around its first failure word and its
+end, and each cut is marked with the exact raw character range it leaves out (which a fetch
+by offset returns byte for byte). `fit_windows` finds the largest top-`k` that fits a budget
+from the lines' sizes, counting tokens exactly only a few times.
 
 Also here: `sample_lines` and `spread`, which take evenly spread windows of consecutive lines
 from a long text without splitting all of it (log facts and templates of huge logs).
@@ -12,36 +15,49 @@ from a long text without splitting all of it (log facts and templates of huge lo
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.evidence import SALIENCE_ITEM
+from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import Fence, plural
+from langchain_result_layer.core.render import Fence
+from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
 from langchain_result_layer.views._salience import Analysis, windows_of
 
 __all__ = [
+    "Cut",
     "LineLimits",
     "LineSample",
+    "LineTexts",
+    "ShownLine",
+    "Window",
+    "clip_line",
+    "cut_marker",
     "error_reference",
+    "fit_windows",
     "omitted_line_ranges",
     "range_phrase",
     "sample_lines",
     "select_lines",
     "spread",
-    "window_items",
     "window_sections",
+    "windows",
 ]
 
 T = TypeVar("T")
 
-_ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head")
+_ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head", "fill")
 _GAP_FILL_MAX_CHARS = 100
+_MARKER_COST = 44
+"""Characters a cut's marker adds to a shown line (`[nonce: chars 1,234-5,678 omitted]`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +75,93 @@ class LineLimits:
     error: int = 1_500
     anchor: int = 3_000
     anchors: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A part of a long line left out of the view.
+
+    Attributes:
+        at: Position in the shown line where the part is missing (just after its `…`).
+        start: Raw offset of the part's first character in the whole result.
+        end: Raw offset just past its last character (end-exclusive).
+    """
+
+    at: int
+    start: int
+    end: int
+
+    @property
+    def chars(self) -> int:
+        """Characters left out."""
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class ShownLine:
+    """One line as the view shows it: its display text and the parts cut out of it."""
+
+    text: str
+    cuts: tuple[Cut, ...] = ()
+
+
+@dataclass(slots=True)
+class Window:
+    """A run of consecutive shown lines.
+
+    Attributes:
+        role: The strongest reason lines of it are shown (`exit`, `error`, `context`, `tail`,
+            `head`, `fill`).
+        start_line: First line (1-based).
+        end_line: Last line.
+        start_char: Raw offset of its first character.
+        end_char: Raw offset just past its last line's newline.
+        lines: The shown lines.
+    """
+
+    role: str
+    start_line: int
+    end_line: int
+    start_char: int | None
+    end_char: int | None
+    lines: list[ShownLine]
+
+    @property
+    def size(self) -> int:
+        """Number of lines."""
+        return self.end_line - self.start_line + 1
+
+    def holds(self, line_no: int) -> bool:
+        """Whether `line_no` is one of its lines."""
+        return self.start_line <= line_no <= self.end_line
+
+    def as_item(self) -> dict[str, object]:
+        """The JSON-ready `ResultView.items` entry (`type` `window`).
+
+        `clipped` maps a line number to the characters cut out of it; `cuts` maps it to
+        `[position in the shown line, raw start offset, raw end offset]` per cut, each
+        marked `…` in `text`.
+        """
+        texts = [line.text for line in self.lines]
+        clipped: dict[str, int] = {}
+        cuts: dict[str, list[list[int]]] = {}
+        for offset, line in enumerate(self.lines):
+            if line.cuts:
+                key = str(self.start_line + offset)
+                clipped[key] = sum(c.chars for c in line.cuts)
+                cuts[key] = [[c.at, c.start, c.end] for c in line.cuts]
+        return {
+            "type": "window",
+            "role": self.role,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "start_char": self.start_char,
+            "end_char": self.end_char,
+            "lines": texts,
+            "text": "\n".join(texts),
+            "clipped": clipped,
+            "cuts": cuts,
+        }
 
 
 def select_lines(analysis: Analysis, ranked: Sequence[int], k: int) -> list[int]:
@@ -82,13 +185,15 @@ def select_lines(analysis: Analysis, ranked: Sequence[int], k: int) -> list[int]
     return sorted(chosen)
 
 
-# Words that make a part of a long line worth keeping (where the report is).
+# Where the report is inside a long line: the words failures are reported with.
 _INFORMATIVE_RE = re.compile(
     r"error|exception|fail|fatal|panic|assert|denied|not found|cannot|could not|unable"
     r"|invalid|missing|expected|rejected|conflict|timeout|timed out",
     re.IGNORECASE,
 )
-_HEAD_SHARE = 0.6
+_HEAD_SHARE = 0.4
+_TAIL_SHARE = 0.25
+_MIN_PIECE = 24
 
 
 def _safe_end(text: str, end: int) -> int:
@@ -105,133 +210,279 @@ def _safe_start(text: str, start: int) -> int:
     return start
 
 
-def _clip_line(text: str, limit: int) -> tuple[str, list[tuple[int, int]]]:
-    """Cut a long line to about `limit` characters around its informative part.
+def _pieces(raw: str, limit: int) -> list[tuple[int, int]]:
+    """The `[start, end)` parts of a long raw line worth keeping within about `limit` chars.
 
-    The start of a line says what it is; its end often says what happened (`... but these
-    are rejected by your constraint.`), and a failure word deep inside it is where the
-    report is. So a long line keeps its start and either its end or the window around the
-    first failure word past the start; each cut is marked with `…`.
+    Its start (what the line is), the window around the first failure word past the start
+    (where the report is) and its end (what happened: `... but these are rejected by your
+    constraint.`); each part at least `_MIN_PIECE` characters, overlapping parts merged.
+    """
+    n = len(raw)
+    room = max(2, limit - 2)  # each of at most two cuts shows as one `…`
+    head = _safe_end(raw, max(1, int(room * _HEAD_SHARE)))
+    tail = _safe_start(raw, n - max(_MIN_PIECE, int(room * _TAIL_SHARE)))
+    spans = [(0, head)]
+    middle = room - head - (n - tail)
+    word = _INFORMATIVE_RE.search(raw, head, tail) if middle >= _MIN_PIECE else None
+    if word is not None:
+        lo = _safe_start(raw, max(head, word.start() - middle // 4))
+        spans.append((lo, _safe_end(raw, min(tail, lo + middle))))
+    elif middle > 0:
+        tail = _safe_start(raw, max(head, tail - middle))  # no report inside: a longer end
+    if room - head >= _MIN_PIECE:
+        spans.append((tail, n))
+    merged: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        elif hi > lo:
+            merged.append((lo, hi))
+    return merged
+
+
+def clip_line(raw: str, shown: str, limit: int, offset: int | None) -> ShownLine:
+    """A line cut *within* itself to about `limit` characters, each cut exactly accounted for.
+
+    The cut is made on the raw line (so the omitted parts are exact raw ranges that a fetch
+    returns byte for byte) and each kept part is cleaned for display on its own.
+
+    Args:
+        raw: The raw line (no line ending).
+        shown: Its display text (`clean_for_display(raw)`).
+        limit: Characters it may take.
+        offset: Raw offset of the line's first character in the result (`None`: unknown;
+            the cuts then count from the line's start).
 
     Returns:
-        The shown text and its cuts: `(position in the shown text just after the `…`,
-        characters cut there)`.
+        The shown line with its cuts.
+
+    Example:
+        ```python
+        line = clip_line("x" * 5_000, "x" * 5_000, 300, 1_000)
+        assert line.cuts[0].start > 1_000 and len(line.text) < 400
+        ```
     """
-    if len(text) <= limit:
-        return text, []
-    room = max(2, limit)
-    head_len = _safe_end(text, max(1, int(room * _HEAD_SHARE) - 1))
-    rest = room - head_len - 1
-    word = _INFORMATIVE_RE.search(text, head_len)
-    if rest >= 40 and word is not None and word.start() < len(text) - rest:
-        # Keep the window around the failure word; the end of the line is cut.
-        start = _safe_start(text, max(head_len, word.start() - rest // 4))
-        end = _safe_end(text, min(len(text), start + rest - 1))
-        shown = text[:head_len] + ELLIPSIS + text[start:end] + ELLIPSIS
-        cuts = [(head_len + 1, start - head_len)]
-        if len(text) > end:
-            cuts.append((len(shown), len(text) - end))
-        return shown, [(at, n) for at, n in cuts if n > 0]
-    if rest >= 40:
-        tail_start = _safe_start(text, len(text) - rest)
-        shown = text[:head_len] + ELLIPSIS + text[tail_start:]
-        return shown, [(head_len + 1, tail_start - head_len)]
-    keep = _safe_end(text, max(1, room - 1))
-    return text[:keep] + ELLIPSIS, [(keep + 1, len(text) - keep)]
+    if len(shown) <= limit:
+        return ShownLine(text=shown)
+    base = offset or 0
+    visible = raw
+    cr = raw.rfind("\r")
+    if cr >= 0 and cr < len(raw) - 1:  # a progress redraw: what a terminal shows is the end
+        visible = raw[cr + 1 :]
+        base += cr + 1
+    spans = _pieces(visible, limit)
+    clean = visible == shown
+    parts: list[str] = []
+    cuts: list[Cut] = []
+    pos = 0
+    for lo, hi in spans:
+        if lo > pos:
+            parts.append(ELLIPSIS)
+            cuts.append(Cut(at=sum(map(len, parts)), start=base + pos, end=base + lo))
+        parts.append(visible[lo:hi] if clean else clean_for_display(visible[lo:hi]))
+        pos = hi
+    if pos < len(visible):
+        parts.append(ELLIPSIS)
+        cuts.append(Cut(at=sum(map(len, parts)), start=base + pos, end=base + len(visible)))
+    return ShownLine(text="".join(parts), cuts=tuple(cuts))
 
 
-def window_items(
-    analysis: Analysis,
-    lines: Sequence[int],
-    ranked_top: Sequence[int],
-    limits: LineLimits,
-) -> list[dict[str, object]]:
-    """`ResultView.items` for the selected lines: one `window` item per run of lines.
+class LineTexts:
+    """The shown form of each line of an analysis, computed once per line and limit."""
+
+    def __init__(self, analysis: Analysis, limits: LineLimits, anchors: Iterable[int]) -> None:
+        """Create the cache.
+
+        Args:
+            analysis: The analysis.
+            limits: Line length limits.
+            anchors: The lines that get the anchor limit.
+        """
+        self.analysis = analysis
+        self.limits = limits
+        self.anchors = frozenset(anchors)
+        self._shown: dict[int, ShownLine] = {}
+
+    def limit(self, line_no: int) -> int:
+        """How long `line_no` may be shown."""
+        if line_no in self.anchors:
+            return self.limits.anchor
+        if self.analysis.own.get(line_no, 0.0) >= SALIENCE_ITEM:
+            return self.limits.error
+        return self.limits.normal
+
+    def shown(self, line_no: int) -> ShownLine:
+        """The shown form of a line."""
+        cached = self._shown.get(line_no)
+        if cached is None:
+            text = self.analysis.text(line_no) or ""
+            limit = self.limit(line_no)
+            if len(text) <= limit:
+                cached = ShownLine(text=text)
+            else:
+                span = self.analysis.span(line_no)
+                raw = self.analysis.raw_line(line_no) or text
+                cached = clip_line(raw, text, limit, span[0] if span else None)
+            self._shown[line_no] = cached
+        return cached
+
+    def cost(self, line_no: int) -> int:
+        """Characters the line adds to a view (its text, its cut markers, its newline)."""
+        line = self.shown(line_no)
+        return len(line.text) + 1 + _MARKER_COST * len(line.cuts)
+
+
+def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[Window]:
+    """One `Window` per run of consecutive selected lines.
 
     Args:
         analysis: The analysis.
         lines: Selected line numbers (sorted).
-        ranked_top: The highest-priority lines (they get the anchor length limit).
-        limits: Line length limits.
+        texts: The shown form of each line.
 
     Returns:
-        JSON-ready items with `role`, `start_line`, `end_line`, `lines`, `text`, `clipped`
-        (line -> characters cut), `cuts` (line -> `[position in the shown line, characters
-        cut]` for every cut, each marked `…` in the text) and raw `start_char`/`end_char`.
+        The windows, in order.
     """
-    anchors = set(ranked_top[: limits.anchors])
-    items: list[dict[str, object]] = []
+    out: list[Window] = []
+    roles = analysis.roles
     for first, last in windows_of(lines):
-        texts: list[str] = []
-        clipped: dict[str, int] = {}
-        cuts: dict[str, list[list[int]]] = {}
-        roles = set()
-        for ln in range(first, last + 1):
-            text = analysis.text(ln) or ""
-            if ln in anchors:
-                limit = limits.anchor
-            elif analysis.own.get(ln, 0.0) >= SALIENCE_ITEM:
-                limit = limits.error
-            else:
-                limit = limits.normal
-            shown, line_cuts = _clip_line(text, limit)
-            if line_cuts:
-                clipped[str(ln)] = sum(n for _, n in line_cuts)
-                cuts[str(ln)] = [[at, n] for at, n in line_cuts]
-            texts.append(shown)
-            roles.add(analysis.roles.get(ln, "context"))
-        role = next((r for r in _ROLE_ORDER if r in roles), "context")
-        if role in ("context", "detail") and last == analysis.total_lines:
+        seen = {roles.get(ln, "context") for ln in range(first, last + 1)}
+        role = next((r for r in _ROLE_ORDER if r in seen), "context")
+        if role in ("context", "detail", "fill") and last == analysis.total_lines:
             role = "tail"
-        if role == "detail":
-            role = "error"
+        if role in ("detail", "fill"):
+            role = "error" if role == "detail" else "context"
         span_first = analysis.span(first)
         span_last = analysis.span(last)
-        items.append(
-            {
-                "type": "window",
-                "role": role,
-                "start_line": first,
-                "end_line": last,
-                "start_char": span_first[0] if span_first else None,
-                "end_char": span_last[1] if span_last else None,
-                "lines": texts,
-                "text": "\n".join(texts),
-                "clipped": clipped,
-                "cuts": cuts,
-            }
+        out.append(
+            Window(
+                role=role,
+                start_line=first,
+                end_line=last,
+                start_char=span_first[0] if span_first else None,
+                end_char=span_last[1] if span_last else None,
+                lines=[texts.shown(ln) for ln in range(first, last + 1)],
+            )
         )
-    return items
+    return out
 
 
-def window_sections(items: Sequence[dict[str, object]], fence: Fence) -> list[Section]:
-    """Fenced sections for `window` items (rendered from the items only).
+_FIT_TARGET = 0.97
+_MAX_PROBES = 8
+_SAMPLE_LINES = 60
+
+
+def fit_windows(
+    analysis: Analysis,
+    ranked: Sequence[int],
+    *,
+    texts: LineTexts,
+    render: Callable[[list[Window]], str],
+    budget: Budget,
+    counter: TokenCounter,
+) -> tuple[list[Window], str] | None:
+    """The windows of the largest top-`k` of `ranked` whose rendered view fits `budget`.
+
+    The size of a view grows with `k` by the shown lengths of the lines it adds, so `k` is
+    chosen from those lengths and a characters-per-token ratio; each probe renders and
+    counts the view exactly and corrects the ratio, so a handful of exact counts suffice.
+    The view stops once it uses `_FIT_TARGET` of its token budget (or shows every line).
 
     Args:
-        items: Items made by `window_items`.
-        fence: The fence (its nonce marks clipped lines).
+        analysis: The analysis.
+        ranked: Lines by priority.
+        texts: The shown form of each line.
+        render: Renders the whole view for some windows.
+        budget: The budget.
+        counter: The token counter.
+
+    Returns:
+        The windows and the text, or `None` when not even the view without lines fits.
+    """
+
+    def attempt(k: int) -> tuple[list[Window], str, int | None]:
+        shown = windows(analysis, select_lines(analysis, ranked, k), texts)
+        text = render(shown)
+        if len(text) > budget.chars:
+            return shown, text, None
+        tokens = counter.count(text)
+        return shown, text, tokens if tokens <= budget.tokens else None
+
+    empty, base_text, base_tokens = attempt(0)
+    if base_tokens is None:
+        return None
+    good = (0, empty, base_text, base_tokens)
+    if not ranked:
+        return good[1], good[2]
+    room_chars = budget.chars - len(base_text)
+    prefix = [0]
+    for ln in ranked:
+        if prefix[-1] > room_chars:
+            break
+        prefix.append(prefix[-1] + texts.cost(ln))
+    top = len(prefix) - 1
+    sample = "\n".join(texts.shown(ln).text for ln in ranked[:_SAMPLE_LINES])
+    ratio = max(1.0, len(sample) / max(1, counter.count(sample)))
+    bad = top + 1
+    for _ in range(_MAX_PROBES):
+        goal = (budget.tokens * _FIT_TARGET - base_tokens) * ratio
+        k = bisect.bisect_right(prefix, min(goal, room_chars)) - 1
+        if k <= good[0] or k >= bad:
+            k = (good[0] + bad) // 2
+        if k <= good[0]:
+            break
+        shown, text, tokens = attempt(k)
+        if tokens is None:
+            bad = k
+            used = counter.count(text) if len(text) <= budget.chars else budget.tokens * 2
+        else:
+            good = (k, shown, text, tokens)
+            used = tokens
+            if tokens >= budget.tokens * _FIT_TARGET or k >= top:
+                break
+        ratio = max(0.5, prefix[k] / max(1, used - base_tokens))
+        if bad - good[0] <= 1:
+            break
+    return good[1], good[2]
+
+
+def cut_marker(cut: Cut) -> str:
+    """What a cut's marker says: the exact raw range, which a fetch by offset returns.
+
+    Args:
+        cut: The cut.
+
+    Returns:
+        For example `chars 10,240-13,880 omitted`.
+
+    Example:
+        ```python
+        assert cut_marker(Cut(at=5, start=10, end=20)) == "chars 10-20 omitted"
+        ```
+    """
+    return f"chars {cut.start:,}-{cut.end:,} omitted"
+
+
+def window_sections(items: Sequence[Window], fence: Fence) -> list[Section]:
+    """Fenced sections for windows, long lines cut within with exact markers.
+
+    Args:
+        items: The windows.
+        fence: The fence (its nonce marks the cuts).
 
     Returns:
         One section per window.
     """
     sections: list[Section] = []
     for item in items:
-        if item.get("type") != "window":
-            continue
-        first = int(item["start_line"])  # type: ignore[call-overload]
-        last = int(item["end_line"])  # type: ignore[call-overload]
-        lines = list(item["lines"])  # type: ignore[call-overload]
-        cuts: dict[str, list[list[int]]] = dict(item.get("cuts") or {})  # type: ignore[call-overload]
         out: list[str] = []
-        for offset, text in enumerate(lines):
-            line_cuts = cuts.get(str(first + offset))
-            shown = str(text)
-            if line_cuts:
-                # Markers go in from the last cut backwards so positions stay valid.
-                for at, n in sorted(line_cuts, reverse=True):
-                    note = fence.marker("+" + plural(int(n), "char") + " clipped")
-                    shown = shown[:at] + note + shown[at:]
+        for line in item.lines:
+            shown = line.text
+            # Markers go in from the last cut backwards so positions stay valid.
+            for cut in sorted(line.cuts, key=lambda c: c.at, reverse=True):
+                shown = shown[: cut.at] + fence.marker(cut_marker(cut)) + shown[cut.at :]
             out.append(shown)
+        first, last = item.start_line, item.end_line
         title = f"line {first}" if first == last else f"lines {first}-{last}"
         sections.append(Section(title=title, lines=out))
     return sections
@@ -250,9 +501,7 @@ def range_phrase(first: int, last: int) -> str:
     return f"line {first:,}" if first == last else f"lines {first:,}-{last:,}"
 
 
-def omitted_line_ranges(
-    analysis: Analysis, items: Sequence[dict[str, object]]
-) -> list[OmittedRange]:
+def omitted_line_ranges(analysis: Analysis, items: Sequence[Window]) -> list[OmittedRange]:
     """The whole lines between and around the shown windows, with raw character offsets.
 
     Args:
@@ -265,12 +514,10 @@ def omitted_line_ranges(
     ranges: list[OmittedRange] = []
     prev_line = 0
     prev_char = 0
-    windows = [i for i in items if i.get("type") == "window"]
-    for item in windows:
-        first = int(item["start_line"])  # type: ignore[call-overload]
-        start_char = item.get("start_char")
+    for item in items:
+        first = item.start_line
         if first > prev_line + 1:
-            end_char = int(start_char) if start_char is not None else prev_char  # type: ignore[call-overload]
+            end_char = item.start_char if item.start_char is not None else prev_char
             ranges.append(
                 OmittedRange(
                     start_line=prev_line + 1,
@@ -280,9 +527,8 @@ def omitted_line_ranges(
                     lines=first - 1 - prev_line,
                 )
             )
-        prev_line = int(item["end_line"])  # type: ignore[call-overload]
-        end = item.get("end_char")
-        prev_char = int(end) if end is not None else prev_char  # type: ignore[call-overload]
+        prev_line = item.end_line
+        prev_char = item.end_char if item.end_char is not None else prev_char
     if prev_line < analysis.total_lines:
         ranges.append(
             OmittedRange(

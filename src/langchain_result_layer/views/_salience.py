@@ -37,21 +37,22 @@ import bisect
 import heapq
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, repeat
 from operator import add
 
 from langchain_result_layer.core.evidence import (
+    ALL_SIGNALS,
+    CORE_SIGNALS,
     SALIENCE_ERROR,
     SALIENCE_EXIT,
     SALIENCE_ITEM,
     SALIENCE_SUMMARY,
     SALIENCE_WARNING,
-    SIGNAL_RE,
     find_error_lines,
     is_continuation_line,
-    line_salience,
     pattern_key,
+    salience_of,
 )
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.views.text import utf8_length
@@ -60,6 +61,10 @@ __all__ = ["DEFAULT_SETTINGS", "Analysis", "SalienceSettings", "analyse", "windo
 
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
+
+FULL_SCAN_CHARS = 256_000
+"""The last this many characters of a text are searched for every kind of signal (warnings,
+details, exit statuses); the rest for the core signals only (see `_candidate_lines`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,6 +428,7 @@ class Analysis:
         patterns: Distinct error patterns among `error_lines`.
         partial: Whether the middle of a huge input was only scanned for distinct errors.
         raw_chars: Characters of the text.
+        is_error: Whether it was weighed for a result the tool reported as an error.
         settings: The settings it was made with.
     """
 
@@ -436,6 +442,7 @@ class Analysis:
     patterns: int = 0
     partial: bool = False
     raw_chars: int = 0
+    is_error: bool = False
     settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
     _lines: _Lines = field(default_factory=lambda: _Lines(regions=[], firsts=[]))
     _ranked: list[int] | None = None
@@ -465,6 +472,28 @@ class Analysis:
         if where is None:
             return None
         return where[0].raw_lines[where[1]].rstrip("\r")
+
+    def for_status(self, *, is_error: bool) -> Analysis:
+        """This analysis for a result the tool reported as an error (or not).
+
+        An error result's closing lines (its tail) weigh `error_tail_boost` times more;
+        everything else is the same, so the analysis is made once, before the status is
+        known, and adjusted here.
+
+        Args:
+            is_error: Whether the tool reported an error (`status="error"`).
+
+        Returns:
+            This analysis (no error) or an adjusted copy.
+        """
+        if not is_error or self.is_error:
+            return self
+        boost = self.settings.error_tail_boost
+        priority = {
+            ln: value * boost if self.roles.get(ln) == "tail" else value
+            for ln, value in self.priority.items()
+        }
+        return replace(self, priority=priority, is_error=True, _ranked=None)
 
     def ranked(self) -> list[int]:
         """Line numbers by priority, with diminishing returns for repeated kinds of lines.
@@ -561,35 +590,35 @@ def _with_middle_windows(
 # --------------------------------------------------------------------------- pass 2: scan
 
 
-def _candidate_lines(region: _Region, raw: str, extra: re.Pattern[str] | None) -> list[int]:
+def _candidate_lines(
+    region: _Region,
+    raw: str,
+    extra: re.Pattern[str] | None,
+    full_scan_chars: int = FULL_SCAN_CHARS,
+) -> list[int]:
     """Indices of the region's lines that may carry a signal (a cheap superset).
 
-    One search of `SIGNAL_RE` over the lower-cased region (and of `extra` over the region as
-    printed) per candidate line, jumping to the next line after each hit: C speed, and the
-    lines it does not touch score 0 in `line_salience`.
+    Every part of the region is searched for the core signals (`CORE_SIGNALS`, in the text
+    as printed, and `extra`); its last `full_scan_chars` characters, where verdicts,
+    summaries and the failing step's details are, for every kind of signal (`ALL_SIGNALS`,
+    in the lower-cased text). The lines the searches do not touch score 0 in
+    `line_salience`.
     """
     start = region.text_offset
     end = region.starts[-1]
     if end <= start:
         return []
-    part = raw[start:end]
-    starts = region.starts
-    count = len(region.raw_lines)
-    found: set[int] = set()
-    for text, pattern in ((part.lower(), SIGNAL_RE), (part, extra)):
-        if pattern is None:
-            continue
-        pos, n = 0, len(text)
-        while pos < n:
-            match = pattern.search(text, pos)
-            if match is None:
-                break
-            i = bisect.bisect_right(starts, start + match.start()) - 1
-            if i >= count:
-                break
-            found.add(i)
-            pos = starts[i + 1] - start
-    return sorted(found)
+    tail_at = max(start, end - full_scan_chars)
+    if tail_at > start:
+        tail_at = raw.rfind("\n", start, tail_at) + 1
+    positions = CORE_SIGNALS.positions(raw, start, end)
+    tail = raw[tail_at:end].lower()
+    positions.update(tail_at + at for at in ALL_SIGNALS.positions(tail))
+    if extra is not None:
+        positions.update(m.start() for m in extra.finditer(raw, start, end))
+    starts, count = region.starts, len(region.raw_lines)
+    found = {bisect.bisect_right(starts, at) - 1 for at in positions}
+    return sorted(i for i in found if 0 <= i < count)
 
 
 def _scan(
@@ -609,7 +638,8 @@ def _scan(
                 scan.prompts.append(line_no)
             if _NOISE_RE.match(text):
                 continue
-            score = line_salience(text)
+            head = text[:600]
+            score = salience_of(head, head.lower())
             if level_salience is not None:
                 score = level_salience(text, score)
             if score:
@@ -1042,6 +1072,7 @@ def analyse(
         total_lines=total,
         partial=middle is not None,
         raw_chars=len(raw),
+        is_error=is_error,
         settings=settings,
         _lines=lines,
     )

@@ -37,24 +37,24 @@ from langchain_result_layer.core.evidence import (
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, format_line_ranges, plural
-from langchain_result_layer.core.view import ResultView
+from langchain_result_layer.core.view import OmittedRange, ResultView
 from langchain_result_layer.views._layout import (
     OBSERVATIONS_TITLE,
     Layout,
     Section,
     footer_text,
     header_text,
-    largest_fitting,
     minimal_text,
     new_fence,
     stamp_view,
 )
 from langchain_result_layer.views._lines import (
     LineLimits,
+    LineTexts,
+    Window,
     error_reference,
+    fit_windows,
     omitted_line_ranges,
-    select_lines,
-    window_items,
     window_sections,
 )
 from langchain_result_layer.views._salience import (
@@ -66,7 +66,7 @@ from langchain_result_layer.views._salience import (
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.text import TextView
 
-__all__ = ["CommandView", "finish_line_layout", "render_line_evidence"]
+__all__ = ["CommandView", "finish_line_layout", "line_references", "render_line_evidence"]
 
 _SNIFF_TAIL = 4_000
 _SNIFF_CI_CHARS = 32_000
@@ -82,7 +82,7 @@ _CI_MARKER_RE = re.compile(
     re.MULTILINE,
 )
 _SNIFF_HEAD = 2_000
-_MAX_RANKED = 4_000
+_MAX_RANKED = 20_000
 _TEXT_FALLBACK = TextView()
 
 
@@ -106,28 +106,13 @@ def _line_limits(ctx: ViewContext, sample: str) -> LineLimits:
     return LineLimits(normal=normal, error=error, anchor=anchor, anchors=3)
 
 
-def _guess_k(analysis: Analysis, ranked: list[int], ctx: ViewContext, reserve_tokens: int) -> int:
-    """Lines that roughly fit (a first probe only)."""
-    if not ranked:
-        return 0
-    sample_lines = [analysis.text(ln) or "" for ln in ranked[:60]]
-    sample = "\n".join(sample_lines)
-    tokens = max(1, ctx.counter.count(sample))
-    per_line = (tokens + 6 * len(sample_lines) * 0.3) / len(sample_lines)
-    room = ctx.budget.tokens - reserve_tokens
-    per_line_chars = len(sample) / len(sample_lines) + 1
-    room_chars = ctx.budget.chars - reserve_tokens * 4
-    return max(0, int(min(room / per_line, room_chars / per_line_chars) * 0.9))
-
-
 def render_line_evidence(
     *,
     analysis: Analysis,
     ctx: ViewContext,
-    build_view: Callable[[list[dict[str, object]]], ResultView],
-    compose: Callable[[ResultView, Fence], Layout],
+    build_view: Callable[[list[Window]], ResultView],
+    compose: Callable[[ResultView, list[Window], Fence], Layout],
     extra_parts: list[str],
-    reserve_tokens: int,
 ) -> tuple[str, ResultView] | None:
     """Fit the most lines (by priority) that the budget allows; shared by command and log views.
 
@@ -135,9 +120,9 @@ def render_line_evidence(
         analysis: Line priorities.
         ctx: The view context.
         build_view: Makes the `ResultView` for the shown windows.
-        compose: Makes the layout from the view (the text is rendered from it).
+        compose: Makes the layout from the view and its windows (the text is rendered
+            from it).
         extra_parts: Other data texts shown inside the fence (for the nonce choice).
-        reserve_tokens: Estimated tokens taken by everything but the lines.
 
     Returns:
         The text and its view, or `None` when not even the facts fit.
@@ -145,30 +130,28 @@ def render_line_evidence(
     Example:
         ```python
         fitted = render_line_evidence(analysis=analyse(raw), ctx=ctx, build_view=build,
-                                      compose=compose, extra_parts=[], reserve_tokens=180)
+                                      compose=compose, extra_parts=[])
         ```
     """
     ranked = analysis.ranked()[:_MAX_RANKED]
     sample = "\n".join((analysis.text(ln) or "") for ln in ranked[:60])
     limits = _line_limits(ctx, sample)
+    texts = LineTexts(analysis, limits, ranked[: limits.anchors])
     fence = new_fence((analysis.text(ln) or "" for ln in ranked), extra_parts)
     views: dict[int, ResultView] = {}
 
-    def build(k: int) -> str:
-        lines = select_lines(analysis, ranked, k)
-        items = window_items(analysis, lines, ranked, limits)
-        view = build_view(items)
-        views[k] = view
-        return compose(view, fence).render(fence)
+    def render(shown: list[Window]) -> str:
+        view = build_view(shown)
+        views[id(shown)] = view
+        return compose(view, shown, fence).render(fence)
 
-    guess = _guess_k(analysis, ranked, ctx, reserve_tokens)
-    chosen = largest_fitting(
-        build, lo=0, hi=len(ranked), budget=ctx.budget, counter=ctx.counter, guess=guess
+    fitted = fit_windows(
+        analysis, ranked, texts=texts, render=render, budget=ctx.budget, counter=ctx.counter
     )
-    if chosen is None:
+    if fitted is None:
         return None
-    k, text = chosen
-    return text, views[k]
+    shown, text = fitted
+    return text, views[id(shown)]
 
 
 class CommandView(ResultViewBuilder):
@@ -242,22 +225,20 @@ class CommandView(ResultViewBuilder):
         data = prepared.data
         if not isinstance(data, _LinesData):
             data = _LinesData(
-                analysis=analyse(raw, is_error=ctx.is_error, settings=self.salience),
-                exit=find_exit_status(raw),
+                analysis=analyse(raw, settings=self.salience), exit=find_exit_status(raw)
             )
-        analysis = data.analysis
+        analysis = data.analysis.for_status(is_error=ctx.is_error)
         summary = _command_summary(analysis, data.exit, raw)
 
-        def build_view(items: list[dict[str, object]]) -> ResultView:
-            return self._view(ctx, analysis, summary, items, raw)
+        def build_view(shown: list[Window]) -> ResultView:
+            return self._view(ctx, analysis, summary, shown, raw)
 
         fitted = render_line_evidence(
             analysis=analysis,
             ctx=ctx,
             build_view=build_view,
-            compose=lambda v, fence: self._compose(v, ctx, fence),
+            compose=lambda v, shown, fence: self._compose(v, shown, ctx, fence),
             extra_parts=[],
-            reserve_tokens=180,
         )
         if fitted is None:
             facts = f"{plural(analysis.total_lines, 'line')}"
@@ -276,69 +257,80 @@ class CommandView(ResultViewBuilder):
         ctx: ViewContext,
         analysis: Analysis,
         summary: dict[str, Any],
-        items: list[dict[str, object]],
+        shown: list[Window],
         raw: str,
     ) -> ResultView:
-        omitted = omitted_line_ranges(analysis, items)
-        references: dict[str, str] = {}
-        base = ctx.reference
-        if base is not None:
-            references["all"] = str(base)
-            if analysis.first_error is not None:
-                references["first_error"] = str(
-                    error_reference(base, analysis.first_error, analysis.total_lines)
-                )
-            if analysis.last_error is not None and analysis.last_error != analysis.first_error:
-                references["last_error"] = str(
-                    error_reference(base, analysis.last_error, analysis.total_lines)
-                )
-            if omitted:
-                gap = max(omitted, key=lambda r: r.lines)
-                end = min(gap.end_line, gap.start_line + 199)
-                references["next"] = str(base.with_lines(gap.start_line, end))
-        shown = sum(int(i["end_line"]) - int(i["start_line"]) + 1 for i in items)  # type: ignore[call-overload]
+        omitted = omitted_line_ranges(analysis, shown)
         observations: list[str] = []
         first = analysis.first_error
-        if first is not None and items:
-            in_view = any(
-                int(i["start_line"]) <= first <= int(i["end_line"])  # type: ignore[call-overload]
-                for i in items
+        if first is not None and shown and not any(w.holds(first) for w in shown):
+            observations.append(
+                f"The first error line (line {first:,}) is not shown; the first error is "
+                "often the cause of later ones."
             )
-            if not in_view:
-                observations.append(
-                    f"The first error line (line {first:,}) is not shown; the first error is "
-                    "often the cause of later ones."
-                )
         return ResultView(
             kind=self.kind,
             summary=dict(summary),
-            items=items,
+            items=[w.as_item() for w in shown],
             total=analysis.total_lines,
             unit="lines",
-            shown=shown,
+            shown=sum(w.size for w in shown),
             observations=observations,
-            references=references,
+            references=line_references(ctx, analysis, omitted),
             omitted=omitted,
-            truncated=bool(omitted) or any(i.get("clipped") for i in items),
+            truncated=bool(omitted) or any(line.cuts for w in shown for line in w.lines),
             original_chars=len(raw),
             original_lines=analysis.total_lines,
             original_bytes=analysis.byte_size(raw),
             normalised=True,
         )
 
-    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
-        s = view.summary
-        facts = _facts_phrase(s)
-        windows = [i for i in view.items if i.get("type") == "window"]
-        shown_lines = view.shown
-        shown = (
-            f"{plural(len(windows), 'window')} of {plural(shown_lines, 'line')}"
-            if windows
+    def _compose(
+        self, view: ResultView, shown: list[Window], ctx: ViewContext, fence: Fence
+    ) -> Layout:
+        facts = _facts_phrase(view.summary)
+        what = (
+            f"{plural(len(shown), 'window')} of {plural(view.shown, 'line')}"
+            if shown
             else "no lines"
         )
-        header = header_text(ctx, self.kind, facts, shown)
-        sections = window_sections(view.items, fence)
-        return finish_line_layout(header, sections, view, ctx)
+        header = header_text(ctx, self.kind, facts, what)
+        return finish_line_layout(header, window_sections(shown, fence), view, shown, ctx)
+
+
+def line_references(
+    ctx: ViewContext, analysis: Analysis, omitted: list[OmittedRange]
+) -> dict[str, str]:
+    """References to the whole result, its first and last errors and the largest gap.
+
+    Args:
+        ctx: The view context.
+        analysis: The analysis.
+        omitted: The omitted line ranges.
+
+    Returns:
+        Name -> reference (empty without a stored result).
+
+    Example:
+        ```python
+        refs = line_references(ctx, analysis, omitted)
+        ```
+    """
+    references: dict[str, str] = {}
+    base = ctx.reference
+    if base is None:
+        return references
+    references["all"] = str(base)
+    total = analysis.total_lines
+    if analysis.first_error is not None:
+        references["first_error"] = str(error_reference(base, analysis.first_error, total))
+    if analysis.last_error is not None and analysis.last_error != analysis.first_error:
+        references["last_error"] = str(error_reference(base, analysis.last_error, total))
+    if omitted:
+        gap = max(omitted, key=lambda r: r.lines)
+        end = min(gap.end_line, gap.start_line + 199)
+        references["next"] = str(base.with_lines(gap.start_line, end))
+    return references
 
 
 def _facts_phrase(s: dict[str, Any]) -> str:
@@ -386,7 +378,7 @@ def _command_summary(analysis: Analysis, status: ExitStatus | None, raw: str) ->
 
 
 def finish_line_layout(
-    header: str, sections: list[Section], view: ResultView, ctx: ViewContext
+    header: str, sections: list[Section], view: ResultView, shown: list[Window], ctx: ViewContext
 ) -> Layout:
     """Observations, omissions and references after the windows (shared with the log view).
 
@@ -394,6 +386,7 @@ def finish_line_layout(
         header: The header line.
         sections: Sections so far.
         view: The view record.
+        shown: The shown windows.
         ctx: The view context.
 
     Returns:
@@ -401,7 +394,7 @@ def finish_line_layout(
 
     Example:
         ```python
-        layout = finish_line_layout(header, window_sections(view.items, fence), view, ctx)
+        layout = finish_line_layout(header, window_sections(shown, fence), view, shown, ctx)
         text = layout.render(fence)
         ```
     """
@@ -418,23 +411,24 @@ def finish_line_layout(
             f"{plural(lines, 'line')} of {view.original_lines:,} ({plural(chars, 'char')}): "
             f"{format_line_ranges(omitted, limit=3)}"
         )
-    clipped = sum(len(i.get("clipped") or {}) for i in view.items)
-    if clipped:
-        extra = f"parts of {plural(clipped, 'long line')} (marked)"
+    cuts = [cut for w in shown for line in w.lines for cut in line.cuts]
+    if cuts:
+        chars = sum(c.chars for c in cuts)
+        extra = (
+            f"{plural(chars, 'char')} of long lines, in {plural(len(cuts), 'cut')} marked with "
+            "their raw range"
+        )
         omitted_text = f"{omitted_text}; {extra}" if omitted_text else extra
     refs: list[tuple[str, Reference | str]] = []
-    shown = [
-        (int(i["start_line"]), int(i["end_line"])) for i in view.items if i.get("type") == "window"
-    ]
     summary = view.summary
-    for key, line_key, label in (
-        ("first_error", "first_error", "First error"),
-        ("last_error", "last_error", "Last error"),
-    ):
-        line = summary.get(line_key)
-        visible = isinstance(line, int) and any(a <= line <= b for a, b in shown)
+    for key, label in (("first_error", "First error"), ("last_error", "Last error")):
+        line = summary.get(key)
+        visible = isinstance(line, int) and any(w.holds(line) for w in shown)
         if key in view.references and not visible:
             refs.append((label, view.references[key]))
+    if cuts and ctx.reference is not None:
+        first = max(cuts, key=lambda c: c.chars)
+        refs.append(("A cut part", ctx.reference.with_chars(first.start, first.chars)))
     if not refs and "next" in view.references:
         refs.append(("Read more", view.references["next"]))
     footer = footer_text(ctx, omitted=omitted_text, references=refs)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.evidence import (
@@ -47,7 +47,7 @@ from langchain_result_layer.views._layout import (
     stamp_view,
 )
 from langchain_result_layer.views._lines import (
-    error_reference,
+    Window,
     omitted_line_ranges,
     sample_lines,
     spread,
@@ -62,7 +62,11 @@ from langchain_result_layer.views._salience import (
 from langchain_result_layer.views._templates import TemplateResult, message_offset, mine_templates
 from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range_of_parts
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
-from langchain_result_layer.views.command import finish_line_layout, render_line_evidence
+from langchain_result_layer.views.command import (
+    finish_line_layout,
+    line_references,
+    render_line_evidence,
+)
 from langchain_result_layer.views.text import TextView
 
 __all__ = ["EXACT_FACTS_LINES", "TEMPLATE_SAMPLE_LINES", "LogView", "level_of"]
@@ -167,6 +171,48 @@ def _level_salience(line: str, score: float) -> float:
     return score * 0.5
 
 
+@dataclass(frozen=True, slots=True)
+class ErrorKind:
+    """One kind of error-level line: its template, count, first and last lines, a message."""
+
+    template_id: int
+    count: int
+    first_line: int
+    last_line: int
+    example: str
+
+    def as_item(self) -> dict[str, object]:
+        """The JSON-ready `ResultView.items` entry (`type` `error_kind`)."""
+        return {
+            "type": "error_kind",
+            "template_id": self.template_id,
+            "count": self.count,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "example": self.example,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateRow:
+    """One frequent message template: its text (`<*>` = variable), count and lines."""
+
+    template: str
+    count: int
+    first_line: int
+    last_line: int
+
+    def as_item(self) -> dict[str, object]:
+        """The JSON-ready `ResultView.items` entry (`type` `template`)."""
+        return {
+            "type": "template",
+            "template": self.template,
+            "count": self.count,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+        }
+
+
 @dataclass(slots=True)
 class _LogData:
     analysis: Analysis
@@ -177,15 +223,12 @@ class _LogData:
     templates: TemplateResult | None
     template_lines: list[int]
     sampled: bool
-    error_kinds: list[dict[str, Any]]
+    error_kinds: list[ErrorKind]
 
 
-def _analyse_log(
-    raw: str, *, is_error: bool, settings: SalienceSettings = DEFAULT_SETTINGS
-) -> _LogData:
+def _analyse_log(raw: str, *, settings: SalienceSettings = DEFAULT_SETTINGS) -> _LogData:
     analysis = analyse(
         raw,
-        is_error=is_error,
         level_salience=_level_salience,
         extra_signal=_LEVEL_SIGNAL_RE,
         settings=settings,
@@ -234,7 +277,7 @@ def _message_start(line: str) -> int:
 
 def _error_kinds(
     picked: list[tuple[int, str]], templates: TemplateResult | None
-) -> list[dict[str, Any]]:
+) -> list[ErrorKind]:
     """Templates of error-level lines, each with its error count and first example message.
 
     Ordered by first appearance: the model sees which kinds of error the log holds, one
@@ -242,7 +285,7 @@ def _error_kinds(
     """
     if templates is None:
         return []
-    kinds: dict[int, dict[str, Any]] = {}
+    kinds: dict[int, ErrorKind] = {}
     for index, (number, line) in enumerate(picked):
         if level_of(line) not in _ERROR_LEVELS:
             continue
@@ -250,17 +293,11 @@ def _error_kinds(
         kind = kinds.get(tid)
         if kind is None:
             example, _ = clip(line[_message_start(line) :].strip(), _EXAMPLE_CHARS)
-            kinds[tid] = {
-                "type": "error_kind",
-                "template_id": tid,
-                "count": 1,
-                "first_line": number,
-                "last_line": number,
-                "example": example,
-            }
+            kinds[tid] = ErrorKind(
+                template_id=tid, count=1, first_line=number, last_line=number, example=example
+            )
         else:
-            kind["count"] += 1
-            kind["last_line"] = number
+            kinds[tid] = replace(kind, count=kind.count + 1, last_line=number)
     return list(kinds.values())
 
 
@@ -323,11 +360,15 @@ class LogView(ResultViewBuilder):
             if isinstance(prepared.raw, str)
             else prepared.raw.decode("utf-8", "replace")
         )
-        prepared.data = _analyse_log(raw, is_error=False, settings=self.salience)
+        prepared.data = _analyse_log(raw, settings=self.salience)
         return prepared
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
-        """Facts, top templates and as many evidence lines as fit."""
+        """Facts, top templates and as many evidence lines as fit.
+
+        A result the tool reported as an error (`status="error"`) gives its tail more
+        weight, as in the command view.
+        """
         raw = (
             prepared.raw
             if isinstance(prepared.raw, str)
@@ -335,43 +376,41 @@ class LogView(ResultViewBuilder):
         )
         data = prepared.data
         if not isinstance(data, _LogData):
-            data = _analyse_log(raw, is_error=ctx.is_error, settings=self.salience)
-        analysis = data.analysis
+            data = _analyse_log(raw, settings=self.salience)
+        analysis = data.analysis.for_status(is_error=ctx.is_error)
         summary = _log_summary(data, raw)
         error_kinds = data.error_kinds
-        error_ids = {int(k["template_id"]) for k in error_kinds}
-        template_items = _template_items(data, skip=error_ids)
-        template_texts = [str(t["template"]) for t in template_items]
-        template_texts += [str(k["example"]) for k in error_kinds]
+        error_ids = {k.template_id for k in error_kinds}
+        template_rows = _template_rows(data, skip=error_ids)
+        template_texts = [t.template for t in template_rows] + [k.example for k in error_kinds]
         fitted: tuple[str, ResultView] | None = None
         for n_templates, n_kinds in zip(_TEMPLATE_CHOICES, _ERROR_KIND_CHOICES, strict=True):
-            shown_templates = [*error_kinds[:n_kinds], *template_items[:n_templates]]
+            tables = _Tables(kinds=error_kinds[:n_kinds], templates=template_rows[:n_templates])
 
-            def build_view(
-                items: list[dict[str, object]], shown: list[dict[str, Any]] = shown_templates
-            ) -> ResultView:
-                return self._view(ctx, analysis, summary, templates=shown, windows=items, raw=raw)
+            def build_view(shown: list[Window], tables: _Tables = tables) -> ResultView:
+                return self._view(ctx, analysis, summary, tables=tables, shown=shown, raw=raw)
 
-            kinds_tokens = sum(len(str(k["example"])) for k in error_kinds[:n_kinds]) // 3
+            def compose(
+                view: ResultView, shown: list[Window], fence: Fence, tables: _Tables = tables
+            ) -> Layout:
+                return self._compose(view, tables, shown, ctx, fence)
+
             attempt = render_line_evidence(
                 analysis=analysis,
                 ctx=ctx,
                 build_view=build_view,
-                compose=lambda v, fence: self._compose(v, ctx, fence),
+                compose=compose,
                 extra_parts=template_texts,
-                reserve_tokens=220 + 25 * len(shown_templates) + kinds_tokens,
             )
             if attempt is None:
                 continue
             fitted = attempt
-            windows = [i for i in attempt[1].items if i.get("type") == "window"]
-            shown_lines = sum(len(list(w["lines"])) for w in windows)
-            if shown_lines >= min(_MIN_EVIDENCE_LINES, len(analysis.priority)):
+            if attempt[1].shown >= min(_MIN_EVIDENCE_LINES, len(analysis.priority)):
                 break
         if fitted is None:
             facts = plural(analysis.total_lines, "line")
             text = minimal_text(ctx, facts)
-            view = self._view(ctx, analysis, summary, templates=[], windows=[], raw=raw)
+            view = self._view(ctx, analysis, summary, tables=_Tables(), shown=[], raw=raw)
             return Rendered(content=text, view=stamp_view(view, text, ctx))
         text, view = fitted
         return Rendered(content=text, view=stamp_view(view, text, ctx))
@@ -384,28 +423,11 @@ class LogView(ResultViewBuilder):
         analysis: Analysis,
         summary: dict[str, Any],
         *,
-        templates: list[dict[str, Any]],
-        windows: list[dict[str, object]],
+        tables: _Tables,
+        shown: list[Window],
         raw: str,
     ) -> ResultView:
-        omitted = omitted_line_ranges(analysis, windows)
-        references: dict[str, str] = {}
-        base = ctx.reference
-        if base is not None:
-            references["all"] = str(base)
-            if analysis.first_error is not None:
-                references["first_error"] = str(
-                    error_reference(base, analysis.first_error, analysis.total_lines)
-                )
-            if analysis.last_error is not None and analysis.last_error != analysis.first_error:
-                references["last_error"] = str(
-                    error_reference(base, analysis.last_error, analysis.total_lines)
-                )
-            if omitted:
-                gap = max(omitted, key=lambda r: r.lines)
-                references["next"] = str(
-                    base.with_lines(gap.start_line, min(gap.end_line, gap.start_line + 199))
-                )
+        omitted = omitted_line_ranges(analysis, shown)
         observations: list[str] = []
         share = summary.get("top_template_share")
         if isinstance(share, float) and share >= 0.5 and summary.get("template_count", 0) > 1:
@@ -413,16 +435,19 @@ class LogView(ResultViewBuilder):
                 f"One template covers {share:.0%} of the lines; the other "
                 f"{int(summary['template_count']) - 1:,} templates may hold what is unusual."
             )
-        shown = sum(int(w["end_line"]) - int(w["start_line"]) + 1 for w in windows)  # type: ignore[call-overload]
         return ResultView(
             kind=self.kind,
             summary=dict(summary),
-            items=[*templates, *windows],
+            items=[
+                *(k.as_item() for k in tables.kinds),
+                *(t.as_item() for t in tables.templates),
+                *(w.as_item() for w in shown),
+            ],
             total=analysis.total_lines,
             unit="lines",
-            shown=shown,
+            shown=sum(w.size for w in shown),
             observations=observations,
-            references=references,
+            references=line_references(ctx, analysis, omitted),
             omitted=omitted,
             truncated=True,
             original_chars=len(raw),
@@ -431,7 +456,14 @@ class LogView(ResultViewBuilder):
             normalised=True,
         )
 
-    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+    def _compose(
+        self,
+        view: ResultView,
+        tables: _Tables,
+        shown: list[Window],
+        ctx: ViewContext,
+        fence: Fence,
+    ) -> Layout:
         s = view.summary
         facts = [f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}"]
         time = s.get("time")
@@ -460,17 +492,15 @@ class LogView(ResultViewBuilder):
             )
         else:
             facts.append("no error lines recognised")
-        templates = [i for i in view.items if i.get("type") == "template"]
-        kinds = [i for i in view.items if i.get("type") == "error_kind"]
-        windows = [i for i in view.items if i.get("type") == "window"]
+        kinds, templates = tables.kinds, tables.templates
         shown_parts = []
         if kinds:
             shown_parts.append(plural(len(kinds), "error kind"))
         if templates:
             shown_parts.append(plural(len(templates), "template"))
         shown_parts.append(
-            f"{plural(len(windows), 'window')} of {plural(view.shown, 'line')}"
-            if windows
+            f"{plural(len(shown), 'window')} of {plural(view.shown, 'line')}"
+            if shown
             else "no lines"
         )
         header = header_text(ctx, self.kind, "; ".join(facts), ", ".join(shown_parts))
@@ -490,47 +520,48 @@ class LogView(ResultViewBuilder):
                         " in order of first appearance, with the first message of each"
                     ),
                     lines=[
-                        f"{int(k['count']):,}× (first line {int(k['first_line']):,}): "
-                        f"{k['example']}"
-                        for k in kinds
+                        f"{k.count:,}× (first line {k.first_line:,}): {k.example}" for k in kinds
                     ],
                 )
             )
         if templates:
-            lines = [
-                f"{int(t['count']):,}× (first line {int(t['first_line']):,}): {t['template']}"
-                for t in templates
-            ]
             sections.append(
                 Section(
                     title=(
                         f"{SUMMARY_TITLE}: most frequent "
                         f"{'other ' if kinds else ''}templates{sample_note}, <*> = variable"
                     ),
-                    lines=lines,
+                    lines=[
+                        f"{t.count:,}× (first line {t.first_line:,}): {t.template}"
+                        for t in templates
+                    ],
                 )
             )
-        sections.extend(window_sections(windows, fence))
-        return finish_line_layout(header, sections, view, ctx)
+        sections.extend(window_sections(shown, fence))
+        return finish_line_layout(header, sections, view, shown, ctx)
 
 
-def _template_items(data: _LogData, *, skip: set[int]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """The summary tables a log view shows above its windows."""
+
+    kinds: list[ErrorKind] = field(default_factory=list)
+    templates: list[TemplateRow] = field(default_factory=list)
+
+
+def _template_rows(data: _LogData, *, skip: set[int]) -> list[TemplateRow]:
     if data.templates is None:
         return []
-    items: list[dict[str, Any]] = []
     others = [t for t in data.templates.by_count() if t.template_id not in skip]
-    for template in others[: max(_TEMPLATE_CHOICES)]:
-        text, _ = clip(template.text, _TEMPLATE_CHARS)
-        items.append(
-            {
-                "type": "template",
-                "template": text,
-                "count": template.count,
-                "first_line": data.template_lines[template.first_index],
-                "last_line": data.template_lines[template.last_index],
-            }
+    return [
+        TemplateRow(
+            template=clip(template.text, _TEMPLATE_CHARS)[0],
+            count=template.count,
+            first_line=data.template_lines[template.first_index],
+            last_line=data.template_lines[template.last_index],
         )
-    return items
+        for template in others[: max(_TEMPLATE_CHOICES)]
+    ]
 
 
 def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
