@@ -43,7 +43,7 @@ from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKE
 from langchain_result_layer.core.jsonable import materialize, to_json_text
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, fetch_call, plural
-from langchain_result_layer.core.tokens import TokenCounter
+from langchain_result_layer.core.tokens import TokenCounter, count_within
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import StoreQuotaExceededError
 from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
@@ -286,8 +286,7 @@ class ResultPipeline:
     def _count_if_fits(self, text: str, budget: Budget) -> int | None:
         if len(text) > budget.chars:
             return None
-        tokens = self.counter.count(text)
-        return tokens if tokens <= budget.tokens else None
+        return count_within(self.counter, text, budget.tokens)
 
     def _plan(
         self,

@@ -217,8 +217,8 @@ ALL_SIGNALS = Signals(
 CORE_SIGNALS = Signals(
     words=(
         *("rror", "RROR", "xcept", "XCEPT", "raceback", "fail", "Fail", "FAIL", "atal", "ATAL"),
-        *("anic", "ANIC", "ERR!", "bort", "BORT", "enied", "annot", "ANNOT", "egmentation"),
-        *("illed", "xit", "XIT", "non-zero", "$ "),
+        *("anic", "ERR!", "bort", "enied", "annot", "egmentation", "illed", "xit", "non-zero"),
+        "$ ",
     ),
     shapes=(_DIAGNOSTIC_SHAPE,),
     line_starts=(_ITEM_START,),

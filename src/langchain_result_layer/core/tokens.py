@@ -50,6 +50,7 @@ __all__ = [
     "OfflineTokenizerWarning",
     "TiktokenCounter",
     "TokenCounter",
+    "count_within",
     "default_token_counter",
     "load_offline_encoding",
     "resolve_token_counter",
@@ -302,6 +303,11 @@ def _encoding_name_for_model(model: str) -> str:
         return DEFAULT_ENCODING
 
 
+_RECENT_MIN_CHARS = 4_096
+_RECENT_MAX_CHARS = 1_000_000
+_RECENT_TEXTS = 4
+
+
 class TiktokenCounter:
     """Exact token counts with a tiktoken encoding loaded from local data.
 
@@ -322,6 +328,9 @@ class TiktokenCounter:
     def __init__(self, *, encoding: str = DEFAULT_ENCODING, model: str | None = None) -> None:
         self._encoding_name = _encoding_name_for_model(model) if model else encoding
         self._encoding: tiktoken.Encoding | None = None
+        # The counts of the last few long texts: a rendered view is counted by the view
+        # that fits it, then again by the pipeline; the second count is a lookup.
+        self._recent: dict[str, int] = {}
 
     @property
     def name(self) -> str:
@@ -356,13 +365,27 @@ class TiktokenCounter:
         """Count tokens exactly; special-token text counts as ordinary text."""
         if not text:
             return 0
+        long = _RECENT_MIN_CHARS <= len(text) <= _RECENT_MAX_CHARS
+        if long:
+            known = self._recent.get(text)
+            if known is not None:
+                return known
         enc = self._enc()
         try:
-            return len(enc.encode_ordinary(text))
+            tokens = len(enc.encode_ordinary(text))
         except UnicodeEncodeError:
             # Lone surrogates cannot be encoded as UTF-8; tiktoken sees them as U+FFFD.
             fixed = text.encode("utf-8", "replace").decode("utf-8")
-            return len(enc.encode_ordinary(fixed))
+            tokens = len(enc.encode_ordinary(fixed))
+        if long:
+            recent = self._recent
+            if len(recent) >= _RECENT_TEXTS:
+                try:  # another thread may be doing the same: any one entry may go
+                    recent.pop(next(iter(recent)), None)
+                except (RuntimeError, StopIteration):
+                    recent.clear()
+            recent[text] = tokens
+        return tokens
 
     def __repr__(self) -> str:
         return f"TiktokenCounter(encoding={self._encoding_name!r})"
@@ -482,6 +505,54 @@ class CallableTokenCounter:
 
 _WARNED_FALLBACK = False
 _WARN_LOCK = threading.Lock()
+
+
+_WITHIN_CHUNK = 32_768
+_WITHIN_MARGIN = 1.05
+
+
+def count_within(counter: TokenCounter, text: str, limit: int) -> int | None:
+    r"""The exact token count of `text` when it is at most `limit`, else `None`, cheaply.
+
+    A text far over the limit is not tokenized whole: it is counted in chunks that end at a
+    newline followed by a non-blank character (where the tokenizers the package uses start a
+    new piece, so the chunks' counts add up), and counting stops once the chunks alone pass
+    the limit with a margin (5%). A text that may fit is counted whole, exactly.
+
+    Args:
+        counter: The token counter.
+        text: The text.
+        limit: The most tokens allowed.
+
+    Returns:
+        The count, or `None` when it is over `limit`.
+
+    Example:
+        ```python
+        assert count_within(ApproximateTokenCounter(), "a\n" * 10, 1_000) is not None
+        ```
+    """
+    if len(text) <= _WITHIN_CHUNK * 2:
+        tokens = counter.count(text)
+        return tokens if tokens <= limit else None
+    total, pos, n = 0, 0, len(text)
+    while pos < n:
+        end = min(n, pos + _WITHIN_CHUNK)
+        while end < n:
+            nl = text.find("\n", end - 1)
+            if nl < 0 or nl + 1 >= n:
+                end = n
+                break
+            if not text[nl + 1].isspace():
+                end = nl + 1
+                break
+            end = nl + 2
+        total += counter.count(text[pos:end])
+        pos = end
+        if total > limit * _WITHIN_MARGIN + 64:
+            return None
+    tokens = counter.count(text)  # it may fit: the exact count decides
+    return tokens if tokens <= limit else None
 
 
 def _warn_fallback_once(reason: str) -> None:

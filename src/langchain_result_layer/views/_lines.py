@@ -15,9 +15,6 @@ from a long text without splitting all of it (log facts and templates of huge lo
 
 from __future__ import annotations
 
-import bisect
-import itertools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -46,7 +43,7 @@ __all__ = [
     "omitted_line_ranges",
     "range_phrase",
     "sample_lines",
-    "select_lines",
+    "showing_order",
     "spread",
     "window_sections",
     "windows",
@@ -56,6 +53,8 @@ T = TypeVar("T")
 
 _ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head", "fill")
 _GAP_FILL_MAX_CHARS = 100
+_WINDOW_MARKER_COST = 26
+"""Characters of a window's title marker line (`[nonce: lines 1,234-1,240]`)."""
 _MARKER_COST = 44
 """Characters a cut's marker adds to a shown line (`[nonce: chars 1,234-5,678 omitted]`)."""
 
@@ -164,33 +163,77 @@ class Window:
         }
 
 
-def select_lines(analysis: Analysis, ranked: Sequence[int], k: int) -> list[int]:
-    """The top-`k` lines, plus single-line gaps between them when the gap line is short.
+def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -> list[int]:
+    """`ranked` with each short one-line gap taken as soon as both its neighbours are.
+
+    A one-line gap between two shown lines costs a marker; when the line is short it is
+    cheaper to show it. Taking it in the order itself (right after the line that closes
+    the gap) keeps the size of the top-`k` lines a sum over the order, which the fitting
+    needs.
 
     Args:
         analysis: The analysis.
         ranked: Lines by priority.
-        k: How many to take.
+        texts: The shown form of each line.
 
     Returns:
-        Sorted line numbers.
+        The lines in the order they are taken.
     """
-    chosen = set(ranked[:k])
-    windows = windows_of(chosen)
-    for (_, prev_last), (next_first, _) in itertools.pairwise(windows):
-        if next_first - prev_last == 2:
-            text = analysis.text(prev_last + 1)
-            if text is not None and len(text) <= _GAP_FILL_MAX_CHARS:
-                chosen.add(prev_last + 1)
-    return sorted(chosen)
+    taken: set[int] = set()
+    order: list[int] = []
+    total = analysis.total_lines
+    for ln in ranked:
+        if ln in taken:
+            continue
+        taken.add(ln)
+        order.append(ln)
+        for gap, other in ((ln - 1, ln - 2), (ln + 1, ln + 2)):
+            if (
+                1 <= gap <= total
+                and other in taken
+                and gap not in taken
+                and len(texts.shown(gap).text) <= _GAP_FILL_MAX_CHARS
+            ):
+                taken.add(gap)
+                order.append(gap)
+    return order
+
+
+def _order_costs(order: Sequence[int], texts: LineTexts, room: int) -> tuple[list[int], list[int]]:
+    """Characters of the lines of `order[:k]` and how many windows they make, for each `k`.
+
+    Each line costs its shown text, its cut markers and its newline; a line that joins two
+    windows removes one, a line on its own adds one (each window costs a title marker).
+    The lists stop once `room` characters are passed.
+    """
+    taken: set[int] = set()
+    chars = [0]
+    count = [0]
+    for ln in order:
+        if chars[-1] + _WINDOW_MARKER_COST * count[-1] > room:
+            break
+        joins = (ln - 1 in taken) + (ln + 1 in taken)
+        taken.add(ln)
+        chars.append(chars[-1] + texts.cost(ln))
+        count.append(count[-1] + 1 - joins)
+    return chars, count
 
 
 # Where the report is inside a long line: the words failures are reported with.
-_INFORMATIVE_RE = re.compile(
-    r"error|exception|fail|fatal|panic|assert|denied|not found|cannot|could not|unable"
-    r"|invalid|missing|expected|rejected|conflict|timeout|timed out",
-    re.IGNORECASE,
+_INFORMATIVE = (
+    *("error", "exception", "fail", "fatal", "panic", "assert", "denied", "not found"),
+    *("cannot", "could not", "unable", "invalid", "missing", "expected", "rejected"),
+    *("conflict", "timeout", "timed out"),
 )
+
+
+def _informative(raw: str, lo: int, hi: int) -> int:
+    """Where the first failure word of `raw[lo:hi]` starts, or -1."""
+    low = raw[lo:hi].lower()
+    hits = [at for at in (low.find(word) for word in _INFORMATIVE) if at >= 0]
+    return lo + min(hits) if hits else -1
+
+
 _HEAD_SHARE = 0.4
 _TAIL_SHARE = 0.25
 _MIN_PIECE = 24
@@ -223,9 +266,9 @@ def _pieces(raw: str, limit: int) -> list[tuple[int, int]]:
     tail = _safe_start(raw, n - max(_MIN_PIECE, int(room * _TAIL_SHARE)))
     spans = [(0, head)]
     middle = room - head - (n - tail)
-    word = _INFORMATIVE_RE.search(raw, head, tail) if middle >= _MIN_PIECE else None
-    if word is not None:
-        lo = _safe_start(raw, max(head, word.start() - middle // 4))
+    word = _informative(raw, head, tail) if middle >= _MIN_PIECE else -1
+    if word >= 0:
+        lo = _safe_start(raw, max(head, word - middle // 4))
         spans.append((lo, _safe_end(raw, min(tail, lo + middle))))
     elif middle > 0:
         tail = _safe_start(raw, max(head, tail - middle))  # no report inside: a longer end
@@ -367,9 +410,9 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     return out
 
 
-_FIT_TARGET = 0.97
+_FIT_TARGET = 0.95
 _MAX_PROBES = 8
-_SAMPLE_LINES = 60
+_SAMPLE_CHARS = 16_000
 
 
 def fit_windows(
@@ -386,7 +429,9 @@ def fit_windows(
     The size of a view grows with `k` by the shown lengths of the lines it adds, so `k` is
     chosen from those lengths and a characters-per-token ratio; each probe renders and
     counts the view exactly and corrects the ratio, so a handful of exact counts suffice.
-    The view stops once it uses `_FIT_TARGET` of its token budget (or shows every line).
+    The view stops once it uses `_FIT_TARGET` of its token budget (or shows every line); an
+    overflowing probe and a fitting one bracket the answer, and the next probe interpolates
+    between their counts.
 
     Args:
         analysis: The analysis.
@@ -401,13 +446,14 @@ def fit_windows(
     """
 
     def attempt(k: int) -> tuple[list[Window], str, int | None]:
-        shown = windows(analysis, select_lines(analysis, ranked, k), texts)
+        shown = windows(analysis, sorted(order[:k]), texts)
         text = render(shown)
         if len(text) > budget.chars:
             return shown, text, None
         tokens = counter.count(text)
         return shown, text, tokens if tokens <= budget.tokens else None
 
+    order: list[int] = []
     empty, base_text, base_tokens = attempt(0)
     if base_tokens is None:
         return None
@@ -415,35 +461,60 @@ def fit_windows(
     if not ranked:
         return good[1], good[2]
     room_chars = budget.chars - len(base_text)
-    prefix = [0]
-    for ln in ranked:
-        if prefix[-1] > room_chars:
-            break
-        prefix.append(prefix[-1] + texts.cost(ln))
-    top = len(prefix) - 1
-    sample = "\n".join(texts.shown(ln).text for ln in ranked[:_SAMPLE_LINES])
-    ratio = max(1.0, len(sample) / max(1, counter.count(sample)))
-    bad = top + 1
+    order = showing_order(analysis, ranked, texts)
+    chars, count = _order_costs(order, texts, room_chars)
+    top = len(chars) - 1
+    marker = counter.count(f"[{'x' * 8}: lines 1,234-1,240]")
+    ratio = 3.5
+
+    def level_for(tokens: float) -> int:
+        """The largest level predicted to take at most `tokens` (lines and markers)."""
+        lo, hi = 0, top
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if chars[mid] / ratio + count[mid] * marker <= tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    bad: int | None = None  # a level known not to fit
+    target = budget.tokens * (_FIT_TARGET + 1) / 2
+    # The ratio of the lines the view will show: a spread sample of the levels up to a
+    # first guess (the top lines are not like the rest: errors are denser in tokens).
+    ratio = _sample_ratio(order, texts, counter, chars, max(1, level_for(target - base_tokens)))
     for _ in range(_MAX_PROBES):
-        goal = (budget.tokens * _FIT_TARGET - base_tokens) * ratio
-        k = bisect.bisect_right(prefix, min(goal, room_chars)) - 1
-        if k <= good[0] or k >= bad:
-            k = (good[0] + bad) // 2
+        k = level_for(target - base_tokens)
+        limit = bad if bad is not None else top + 1
+        if k <= good[0] or k >= limit:
+            k = (good[0] + limit) // 2
         if k <= good[0]:
             break
         shown, text, tokens = attempt(k)
         if tokens is None:
-            bad = k
             used = counter.count(text) if len(text) <= budget.chars else budget.tokens * 2
+            bad = k
         else:
             good = (k, shown, text, tokens)
             used = tokens
             if tokens >= budget.tokens * _FIT_TARGET or k >= top:
                 break
-        ratio = max(0.5, prefix[k] / max(1, used - base_tokens))
-        if bad - good[0] <= 1:
+        body = used - base_tokens - count[k] * marker
+        ratio = max(0.5, chars[k] / max(1, body))
+        if (bad if bad is not None else top + 1) - good[0] <= 1:
             break
     return good[1], good[2]
+
+
+def _sample_ratio(
+    order: Sequence[int], texts: LineTexts, counter: TokenCounter, chars: list[int], top: int
+) -> float:
+    """Characters per token of the lines a view would show, from a spread sample of them."""
+    if top <= 0:
+        return 3.5
+    step = max(1, int(top * _SAMPLE_CHARS / max(1, chars[top])))
+    sample = "\n".join(texts.shown(order[i]).text for i in range(0, top, step))
+    return max(1.0, len(sample) / max(1, counter.count(sample)))
 
 
 def cut_marker(cut: Cut) -> str:
@@ -654,6 +725,8 @@ def sample_lines(
                 nl = text.find("\n", target - 1)
                 start = n if nl < 0 else nl + 1
         if start >= n:
+            if k < windows - 1:
+                continue  # past the last line: the last window still ends there
             break
         line_no = line_at_pos + text.count("\n", pos, start)
         end = start

@@ -51,7 +51,6 @@ from langchain_result_layer.core.evidence import (
     SALIENCE_WARNING,
     find_error_lines,
     is_continuation_line,
-    pattern_key,
     salience_of,
 )
 from langchain_result_layer.core.normalize import clean_for_display
@@ -260,7 +259,16 @@ class SalienceSettings:
 
 DEFAULT_SETTINGS = SalienceSettings()
 
-_GROUP_DIGITS_RE = re.compile(r"\d+")
+_DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+_ZEROS_RE = re.compile(r"0{2,}")
+
+
+def _fold(text: str) -> str:
+    """A line's text with its digits folded (`line 12 of 300` -> `line 0 of 0`), trimmed."""
+    folded = text.strip()[:200].translate(_DIGITS_TO_ZERO)
+    return _ZEROS_RE.sub("0", folded) if "00" in folded else folded
+
+
 _STAMP_TOKEN_RE = re.compile(
     r"(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$"
 )
@@ -419,7 +427,8 @@ class Analysis:
 
     Attributes:
         total_lines: Lines of the text (split on `\n`).
-        texts: Display text (cleaned, no line ending) of every line that has a priority.
+        texts: Display text (cleaned, no line ending) of every line that has a priority for
+            a reason of its own (fill lines are read with `text` when shown).
         priority: Line number -> priority (only lines worth showing).
         own: Line number -> the line's own salience (anchors only).
         roles: Line number -> `exit`, `error`, `detail`, `context`, `tail`, `head` or `fill`.
@@ -696,7 +705,7 @@ def _weigh(
     for line_no in sorted(own):
         score = own[line_no]
         if SALIENCE_ERROR <= score < SALIENCE_EXIT:
-            seen.add(pattern_key(texts[line_no]))
+            seen.add(_fold(texts[line_no]))
         if score < SALIENCE_EXIT:
             # Failures are reported near the end: later errors weigh more.
             score *= lo + (1 - lo) * (line_no / total) ** 2
@@ -732,7 +741,7 @@ def _lower_redraws(
     run: list[int] = []
     key = ""
     for line_no in [*sorted(anchor), -1]:
-        shape = _SYMBOL_RUN_RE.sub(r"\1", pattern_key(texts[line_no])) if line_no > 0 else ""
+        shape = _SYMBOL_RUN_RE.sub(r"\1", _fold(texts[line_no])) if line_no > 0 else ""
         if run and line_no == run[-1] + 1 and shape == key:
             run.append(line_no)
             continue
@@ -809,7 +818,7 @@ def _next_text(lines: _Lines, line_no: int) -> str:
         if text is None:
             return ""
         if text.strip():
-            return pattern_key(text)
+            return _fold(text)
     return ""
 
 
@@ -913,9 +922,17 @@ def _trace_tail(work: _Work, frames: list[int], score: float) -> None:
     if len(frames) <= settings.trace_tail_frames:
         return
     keep = frames[-settings.trace_tail_frames :]
-    keep += [ln for ln in frames if _TEST_FRAME_RE.search(work.texts.get(ln) or "")]
+    keep += [ln for ln in frames if _in_test_code(work.texts.get(ln) or "")]
     for ln in keep:
         work.show(ln, score * settings.trace_tail_share, "context")
+
+
+_TEST_HINTS = ("test", "Test", "spec", "Spec", "IT.")
+
+
+def _in_test_code(frame: str) -> bool:
+    """Whether a stack frame is in test code (`/test/`, `_test.rb`, `FooTest.bar(`)."""
+    return any(h in frame for h in _TEST_HINTS) and _TEST_FRAME_RE.search(frame) is not None
 
 
 def _header_above(work: _Work, line_no: int, score: float) -> None:
@@ -1026,9 +1043,9 @@ def _fill(work: _Work, weights: _Weights, total: int) -> None:
     for line_no, value in offers:
         if not 1 <= line_no <= total or value <= work.out.value.get(line_no, 0.0):
             continue
-        nearby = work.lines.text(line_no)
-        if nearby is not None and nearby.strip():
-            work.show(line_no, value, "fill", nearby)
+        where = work.lines.locate(line_no)
+        if where is not None and where[0].raw_lines[where[1]].strip():
+            work.out.offer(line_no, value, "fill")  # its text is read only if it is shown
 
 
 # --------------------------------------------------------------------------- entry point
@@ -1085,7 +1102,7 @@ def analyse(
     _spread(work, weights)
     _floors(work, steps, total, is_error=is_error)
     _fill(work, weights, total)
-    result.texts = {ln: work.texts[ln] for ln in work.out.value}
+    result.texts = {ln: work.texts[ln] for ln in work.out.value if ln in work.texts}
     result.priority = work.out.value
     result.roles = work.out.role
     result.own = scan.own
@@ -1104,7 +1121,11 @@ def _group_key(text: str) -> str:
     for token in text.split(None, 12):
         if not words and _STAMP_TOKEN_RE.match(token):
             continue  # timestamps and other leading numbers
-        words.append("*" if ("/" in token or "\\" in token) else _GROUP_DIGITS_RE.sub("0", token))
+        if "/" in token or "\\" in token:
+            words.append("*")
+        else:
+            folded = token.translate(_DIGITS_TO_ZERO)
+            words.append(_ZEROS_RE.sub("0", folded) if "00" in folded else folded)
         if len(words) == 3:
             break
     return " ".join(words)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.evidence import (
@@ -42,6 +42,7 @@ from langchain_result_layer.views._layout import (
     OBSERVATIONS_TITLE,
     Layout,
     Section,
+    fits,
     footer_text,
     header_text,
     minimal_text,
@@ -81,6 +82,12 @@ _CI_MARKER_RE = re.compile(
     r"|> Task :|BUILD (?:SUCCESSFUL|FAILED) in )",
     re.MULTILINE,
 )
+_CANONICAL_FENCE = Fence(nonce="5c8nq8h7")
+"""The nonce lines are chosen with: among the costliest of its alphabet to tokenize (in
+markers and fence lines, no random nonce was found to cost more), so the real fence fits
+wherever it does."""
+_CANONICAL_ID = "7j5sK6_7cNDcR6zeJp3R7Q"
+"""The record id lines are chosen with (the costliest of 20,000 random ids in a footer)."""
 _SNIFF_HEAD = 2_000
 _MAX_RANKED = 20_000
 _TEXT_FALLBACK = TextView()
@@ -110,8 +117,8 @@ def render_line_evidence(
     *,
     analysis: Analysis,
     ctx: ViewContext,
-    build_view: Callable[[list[Window]], ResultView],
-    compose: Callable[[ResultView, list[Window], Fence], Layout],
+    build_view: Callable[[list[Window], ViewContext], ResultView],
+    compose: Callable[[ResultView, list[Window], ViewContext, Fence], Layout],
     extra_parts: list[str],
 ) -> tuple[str, ResultView] | None:
     """Fit the most lines (by priority) that the budget allows; shared by command and log views.
@@ -119,7 +126,7 @@ def render_line_evidence(
     Args:
         analysis: Line priorities.
         ctx: The view context.
-        build_view: Makes the `ResultView` for the shown windows.
+        build_view: Makes the `ResultView` for the shown windows (in a context).
         compose: Makes the layout from the view and its windows (the text is rendered
             from it).
         extra_parts: Other data texts shown inside the fence (for the nonce choice).
@@ -134,24 +141,48 @@ def render_line_evidence(
         ```
     """
     ranked = analysis.ranked()[:_MAX_RANKED]
-    sample = "\n".join((analysis.text(ln) or "") for ln in ranked[:60])
+    sample = "\n".join((analysis.text(ln) or "")[:400] for ln in ranked[:60])
     limits = _line_limits(ctx, sample)
     texts = LineTexts(analysis, limits, ranked[: limits.anchors])
-    fence = new_fence((analysis.text(ln) or "" for ln in ranked), extra_parts)
+    fence = new_fence(extra_parts)
     views: dict[int, ResultView] = {}
 
-    def render(shown: list[Window]) -> str:
-        view = build_view(shown)
+    def render(shown: list[Window], fence: Fence, where: ViewContext) -> str:
+        view = build_view(shown, where)
         views[id(shown)] = view
-        return compose(view, shown, fence).render(fence)
+        return compose(view, shown, where, fence).render(fence)
 
-    fitted = fit_windows(
-        analysis, ranked, texts=texts, render=render, budget=ctx.budget, counter=ctx.counter
-    )
-    if fitted is None:
-        return None
-    shown, text = fitted
-    return text, views[id(shown)]
+    def fit(fence: Fence, where: ViewContext) -> tuple[list[Window], str] | None:
+        return fit_windows(
+            analysis,
+            ranked,
+            texts=texts,
+            render=lambda shown: render(shown, fence, where),
+            budget=ctx.budget,
+            counter=ctx.counter,
+        )
+
+    # The lines are chosen with a fixed nonce and record id that cost at least as many tokens
+    # as any random one, so that which lines are shown does not depend on how the random
+    # ones happen to tokenize; the view is then rendered with the real ones and checked (and
+    # fitted again with them, in the rare case it does not fit).
+    canonical = ctx
+    if ctx.reference is not None:
+        canonical = replace(ctx, reference=replace(ctx.reference, record_id=_CANONICAL_ID))
+    fitted = fit(_CANONICAL_FENCE, canonical)
+    for _ in range(3):
+        if fitted is None:
+            return None
+        shown, text = fitted
+        lines = [line.text for w in shown for line in w.lines]
+        if any(fence.nonce in line for line in lines):  # never, in practice: a new nonce
+            fence = new_fence(extra_parts, lines)
+            continue
+        text = render(shown, fence, ctx)
+        if fits(text, ctx.budget, ctx.counter):
+            return text, views[id(shown)]
+        fitted = fit(fence, ctx)
+    return None
 
 
 class CommandView(ResultViewBuilder):
@@ -230,14 +261,14 @@ class CommandView(ResultViewBuilder):
         analysis = data.analysis.for_status(is_error=ctx.is_error)
         summary = _command_summary(analysis, data.exit, raw)
 
-        def build_view(shown: list[Window]) -> ResultView:
-            return self._view(ctx, analysis, summary, shown, raw)
+        def build_view(shown: list[Window], where: ViewContext = ctx) -> ResultView:
+            return self._view(where, analysis, summary, shown, raw)
 
         fitted = render_line_evidence(
             analysis=analysis,
             ctx=ctx,
             build_view=build_view,
-            compose=lambda v, shown, fence: self._compose(v, shown, ctx, fence),
+            compose=self._compose,
             extra_parts=[],
         )
         if fitted is None:

@@ -387,13 +387,19 @@ class LogView(ResultViewBuilder):
         for n_templates, n_kinds in zip(_TEMPLATE_CHOICES, _ERROR_KIND_CHOICES, strict=True):
             tables = _Tables(kinds=error_kinds[:n_kinds], templates=template_rows[:n_templates])
 
-            def build_view(shown: list[Window], tables: _Tables = tables) -> ResultView:
-                return self._view(ctx, analysis, summary, tables=tables, shown=shown, raw=raw)
+            def build_view(
+                shown: list[Window], where: ViewContext, tables: _Tables = tables
+            ) -> ResultView:
+                return self._view(where, analysis, summary, tables=tables, shown=shown, raw=raw)
 
             def compose(
-                view: ResultView, shown: list[Window], fence: Fence, tables: _Tables = tables
+                view: ResultView,
+                shown: list[Window],
+                where: ViewContext,
+                fence: Fence,
+                tables: _Tables = tables,
             ) -> Layout:
-                return self._compose(view, tables, shown, ctx, fence)
+                return self._compose(view, tables, shown, where, fence)
 
             attempt = render_line_evidence(
                 analysis=analysis,
