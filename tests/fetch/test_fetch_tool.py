@@ -284,14 +284,29 @@ def test_capped_records_say_what_was_lost(tmp_path: Path) -> None:
     )
 
 
-def test_a_huge_single_line_is_shown_in_parts(layer: ResultLayer) -> None:
-    text = "x" * 50_000 + "\nend\n"
+def test_a_huge_single_line_is_cut_within_and_the_range_goes_on(layer: ResultLayer) -> None:
+    text = "x" * 50_000 + " ERROR: the cause " + "y" * 30_000 + "\nend\n"
     ref = stored_ref(layer, text)
     msg = layer.fetch_tool.invoke(call({"ref": ref, "start_line": 1, "end_line": 2}), CFG)
     assert msg.status == "success"
-    assert "longer than the budget" in msg.content
-    nxt = Reference.parse(ResultView.from_artifact(msg.artifact).references["next"])
-    assert nxt.offset == len(body_of(msg))
+    content = str(msg.content)
+    # The long line does not eat the budget: it is cut within, and line 2 is shown too.
+    assert "ERROR: the cause" in content
+    assert "\nend\n" in content
+    view = ResultView.from_artifact(msg.artifact)
+    assert view is not None
+    cuts = [r for r in view.omitted if r.partial_start and r.partial_end]
+    assert cuts
+    assert all(r.start_line == r.end_line == 1 for r in cuts)
+    # Every cut is stated with its exact raw range, and that range can be fetched.
+    for r in cuts:
+        assert f"chars {r.start_char:,}-{r.end_char:,} omitted" in content
+    first = cuts[0]
+    part = layer.fetch_tool.invoke(
+        call({"ref": ref, "offset": first.start_char, "limit": 200}, id="f2"), CFG
+    )
+    assert part.status == "success"
+    assert text[first.start_char : first.start_char + 200] in str(part.content)
 
 
 def test_in_a_tool_node_with_the_graph_config() -> None:

@@ -82,11 +82,9 @@ _ERROR_WORDS = frozenset(
         "errors",
         "err",
         "fail",
-        "fails",
         "failed",
         "failure",
         "failures",
-        "failing",
         "fatal",
         "exception",
         "exceptions",
@@ -103,26 +101,26 @@ _ERROR_WORDS = frozenset(
     }
 )
 _DETAIL_WORDS = frozenset(
-    {
-        "expected",
-        "actual",
-        "received",
-        "unable",
-        "invalid",
-        "missing",
-        "unexpected",
-        "incompatible",
-        "conflict",
-        "conflicts",
-        "undefined",
-        "unresolved",
-        "timeout",
-        "refused",
-    }
+    {"unable", "invalid", "missing", "unexpected", "incompatible", "undefined", "unresolved"}
 )
+_DETAIL_STEMS = ("conflict", "not installed", "not available", "not defined", "not supported")
+_ERROR_PHRASES = ("not found", "could not", "no such file")
+"""Phrases that report a failure as plainly as an error word (lower-cased substrings)."""
 _WARNING_WORDS = frozenset({"warning", "warnings", "warn", "deprecated", "deprecation"})
-_PHRASES = ("not found", "could not", "no such", "but was", "but got", "timed out")
-"""Two-word details (substrings of the lower-cased line)."""
+# Expected and actual values: `expected 1 but was 2`, `Expected: 3`, `actual: 4`.
+_EXPECTED_RE = re.compile(
+    r"\bexpected\b[^\n]{0,200}?\b(?:but (?:was|got)|got|actual|received|to (?:be|equal))\b"
+    r"|^\s{0,40}(?:[-+]{3} )?(?:expected|actual|received)\s{0,4}[:=(]",
+)
+# A bare `exception` reports one when it starts the line or has a verb of failing near it;
+# in prose (`under License Exception TSU of ...`, `Dependency exceptions ==0.10`) it is a
+# word, not a report.
+_EXCEPTION_CONTEXT_RE = re.compile(
+    r"exceptions? ?(?::|in thread|was|were|is|are|has|have|occurred|raised|thrown|caught"
+    r"|during|while|when)"
+    r"|(?:unhandled|uncaught|unexpected|an|fatal|runtime|caught|raised|threw|throws?|thrown) "
+    r"exceptions?",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,18 +246,28 @@ _BENIGN_RE = re.compile(
 # line or the message (after `path:line:col: ` or `[tag] `) and ends in a colon, or it is
 # shouted (searched in the lower-cased line; `_SHOUTED_RE` in the line as printed).
 _LABEL_RE = re.compile(
-    r"^\W{0,4}(?:error|fatal|failed|failure|fail|panic|exception|err)\b"
+    r"^\s{0,40}[^\w\s]{0,4}(?:error|fatal|panic|exception|err)\b"
     r"|[:\]]\s{0,4}(?:error|fatal|panic|exception)(?:\[\w{1,12}\])?:"
     r"|\btraceback\b|\bsegmentation fault|\bcore dumped|\bpanicked at\b"
 )
-_SHOUTED_RE = re.compile(r"\b(?:ERROR|FATAL|FAILED|FAILURE|PANIC)\b|\bERR!")
+_SHOUTED_RE = re.compile(
+    r"^\W{0,8}(?:ERROR|FATAL|FAILED|FAILURE|PANIC)\b"  # starts the line
+    r"|[\[(<](?:ERROR|FATAL|FAILED|FAILURE|PANIC)[\])>]"  # a bracketed level
+    r"|\b(?:ERROR|FATAL|FAILED|FAILURE|PANIC)(?::|!| \*\*\*)"  # a label
+    r"|\bERR!"
+)
+# A warning reported as such (a label), not the word in prose (`1 warning`, `warn uplevel`).
+_WARNING_LABEL_RE = re.compile(
+    r"(?i:\bwarn(?:ing)?s?\b\s{0,2}[:!\]]|\[warn(?:ing)?\])|\bWARN(?:ING)?\b|\bDEPRECATED\b"
+    r"|^\W{0,8}(?i:warn(?:ing)?|deprecat)|(?i:\bdeprecated\b)"
+)
 _WERROR_RE = re.compile(
     r"\bFailing due to -Werror|\bwarnings? (?:being |are |is )?treated as errors?", re.IGNORECASE
 )
 # A count of failures, or the header of a failure report.
 _SUMMARY_RE = re.compile(
-    r"(?<![\d.])[1-9]\d{0,8} (?:failed|failures?|errors?|failing)\b"
-    r"|\b(?:failures|errors|failed|failing)\b\W{0,3}[1-9]"
+    r"(?<![\d.])[1-9]\d{0,8} (?:failed|failures?|errors?)\b"
+    r"|\b(?:failures|errors)\b\W{0,3}[1-9]"
     r"|^\W{0,8}(?:failed tests|tests in error|failing tests|failures!?|errors!?|"
     r"=+ (?:failures|errors|short test summary info) =+)\W{0,8}$",
     re.IGNORECASE,
@@ -285,12 +293,15 @@ _WARNING_LINE_RE = re.compile(
 # SKIP/PASS line (it names a test; it reports no failure).
 _PASSING_SUFFIX_RE = re.compile(
     r"(?:\.\.\.|…)\s{0,8}(?:ok|passed|pass|skipped|done|yes|no)\b[.!]?\s*$"
+    r"|(?<=\S)\s(?:PASSED|ok)\s{1,4}\[\s{0,3}\d{1,3}%\]\s*$"
     r"|(?<=\S)(?::\s|\s\s)\s{0,80}(?:OK|PASS|PASSED|passed)\b(?: \([\d.]{1,12}m?s\))?[.!]?\s*$",
     re.IGNORECASE,
 )
 _PASSING_START_RE = re.compile(
-    r"\s{0,40}(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?!,\s*but\b)"
+    r"\s{0,40}(?:(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?!,\s*but\b)"
+    r"|[✓✔] )"
 )
+_FAIL_AFTER_RE = re.compile(r"(?<![X\w])FAIL")
 
 # --------------------------------------------------------------------------- exit status
 
@@ -363,9 +374,10 @@ def _words(low: str) -> set[str]:
 def _class_named(head: str) -> bool:
     """Whether an exception or error class reports (`ValueError: x`, `java.lang.FooException`).
 
-    The class name ends in `Error`, `Exception` or `Failure` and is followed by a colon, an
-    opening parenthesis or the end of the line, or starts the line. A lower-camel name
-    (`safeError`: a variable in echoed code) and the bare word (prose) are not classes.
+    The class name ends in `Error`, `Exception` or `Failure`; it reports when it starts the
+    line (after blanks, pytest's `E`, `Caused by:`), or stands in parentheses (`**
+    (MatchError)`). A lower-camel name (`safeError`: a variable in echoed code), a class
+    inside a sentence and the bare word (prose) are not reports.
     """
     for suffix in _CLASS_SUFFIXES:
         at = head.find(suffix)
@@ -376,39 +388,33 @@ def _class_named(head: str) -> bool:
                 start -= 1
             token = head[start:end].lstrip(".")
             after = head[end : end + 2]
-            reports = (
-                not after.strip() or after[:1] == ":" or after == " (" or not head[:start].strip()
-            )
-            if (
-                (end >= len(head) or head[end] not in _IDENT)
-                and reports
-                and token != suffix
-                and (token[:1].isupper() or "." in token)
-            ):
-                return True
+            ends_word = end >= len(head) or head[end] not in _IDENT
+            is_class = token != suffix and (token[:1].isupper() or "." in token)
+            if ends_word and is_class:
+                before = head[:start].strip()
+                reports = (
+                    (head[start - 1 : start] == "(" and after[:1] == ")")
+                    or before in ("", "E")
+                    or before.endswith(("Caused by:", "Exception in thread"))
+                )
+                if reports:
+                    return True
             at = head.find(suffix, end)
     return False
 
 
-def _in_title(head: str, low: str, word: str) -> bool:
-    """`word` only appears capitalised after a capitalised word (`under License Exception TSU`)."""
-    at = low.find(word)
-    while at >= 0:
-        previous = head[:at].split()[-1:]
-        if not (head[at].isupper() and previous and previous[0][:1].isupper()):
-            return False
-        at = low.find(word, at + len(word))
-    return True
-
-
 def _error_words(head: str, low: str, words: set[str]) -> set[str]:
-    """The error words of a line that report something (benign phrases and titles removed)."""
+    """The error words of a line that report something (benign phrases and prose removed)."""
     found = words & _ERROR_WORDS
+    if any(p in low for p in _ERROR_PHRASES):
+        found = found | {"not found"}
     if not found:
         return found
     if _BENIGN_RE.search(low):
         found = _words(_BENIGN_RE.sub(" ", low)) & _ERROR_WORDS
-    if found <= {"exception", "exceptions"} and _in_title(head, low, "exception"):
+    if found <= {"exception", "exceptions"} and not (
+        low.lstrip(" \t[]():*-#>").startswith("exception") or _EXCEPTION_CONTEXT_RE.search(low)
+    ):
         return set()
     return found
 
@@ -461,9 +467,15 @@ def is_step_failure(line: str) -> bool:
     return bool(_STEP_END_RE.search(probe) or _STEP_START_RE.match(probe))
 
 
+def _passing(head: str) -> bool:
+    """A runner's SKIP/PASS/XFAIL/OK line or a checked one (`✓ name`), unless it fails."""
+    match = _PASSING_START_RE.match(head)
+    return match is not None and _FAIL_AFTER_RE.search(head, match.end(), 80) is None
+
+
 def _passing_suffix(head: str) -> bool:
     """`checking for syntax errors ... OK`, `name cannot include newline:    OK`: a pass."""
-    tail = head.rstrip()[-12:].lower()
+    tail = head.rstrip()[-16:].lower()
     if not ("ok" in tail or "pass" in tail or "..." in head or "…" in head):
         return False
     return _PASSING_SUFFIX_RE.search(head[-200:]) is not None
@@ -517,7 +529,7 @@ def salience_of(head: str, low: str) -> float:
     """
     if is_step_failure(head):
         return SALIENCE_EXIT
-    if _PASSING_START_RE.match(head) and "FAIL" not in head[:80]:
+    if _passing(head):
         return 0.0  # a runner's SKIP/PASS/XFAIL line names a test; it reports no failure
     if _passing_suffix(head):
         return 0.0  # `checking for syntax errors ... OK`: a check that passed
@@ -544,9 +556,14 @@ def _kind_of(head: str, low: str, words: set[str]) -> float:
         return SALIENCE_ITEM
     if errors:
         return SALIENCE_ERROR
-    if words & _DETAIL_WORDS or any(p in low for p in _PHRASES) or low.startswith("ok, but "):
+    if (
+        words & _DETAIL_WORDS
+        or any(p in low for p in _DETAIL_STEMS)
+        or low.startswith("ok, but ")
+        or (("expect" in low or "actual" in low or "received" in low) and _EXPECTED_RE.search(low))
+    ):
         return SALIENCE_DETAIL
-    if words & _WARNING_WORDS:
+    if words & _WARNING_WORDS and _WARNING_LABEL_RE.search(head):
         return SALIENCE_WARNING
     return 0.0
 
@@ -569,7 +586,7 @@ def is_error_line(line: str) -> bool:
     head = line[:_PROBE]
     low = head.lower()
     if _error_words(head, low, _words(low)):
-        return not (_PASSING_START_RE.match(head) and "FAIL" not in head[:80])
+        return not _passing(head)
     return _class_named(head) or is_step_failure(head)
 
 

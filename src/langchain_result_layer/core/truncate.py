@@ -729,6 +729,8 @@ def truncate_text(
     The result always fits `budget` (tokens under `counter` and characters). Every kept
     segment is an exact slice of `raw` shown through `clean_for_display`; the omitted ranges
     are exactly the gaps between them, and the markers and the notice state them exactly.
+    The passes: the frame's cost (`_frame`), the error mode and the error lines of the
+    middle (`_error_lines`), then a secant search on one scale of every part (`_fit`).
 
     Args:
         raw: The raw text (not yet cleaned).
@@ -758,13 +760,10 @@ def truncate_text(
     """
     n = len(raw)
     index = LineIndex(raw)
-    total_lines = index.total_lines
-    fraction = head_fraction if head_fraction is not None else HEAD_FRACTIONS.get(profile, 0.5)
-    fraction = min(1.0, max(0.0, fraction))
     ctx = _RenderContext(
         fence=fence or Fence.for_content(),
         total_chars=n,
-        total_lines=total_lines,
+        total_lines=index.total_lines,
         tool_name=_clean_tool_name(tool_name),
         status="error" if is_error else "success",
         reference=reference,
@@ -772,68 +771,136 @@ def truncate_text(
         fetch_tool_name=fetch_tool_name,
         suggest_lines=100,
     )
-
     if n == 0:
-        text = f"[Tool result{f' `{ctx.tool_name}`' if ctx.tool_name else ''}: empty.]"
-        if len(text) > budget.chars or counter.count(text) > budget.tokens:
-            text = _minimal(ctx, budget, counter)
+        return _empty(ctx, budget, counter)
+    frame = _frame(raw, index, ctx, budget, counter)
+    search_like = profile == "search"
+    error_mode = is_error or (
+        not search_like and has_error_evidence(raw, max_chars=min(n, _ERROR_SCAN_TAIL))
+    )
+    candidates: list[ErrorLine] = []
+    if error_windows and not search_like and frame.body_tokens > 0 and frame.body_chars > 0:
+        candidates = _error_lines(raw, frame)
+        error_mode = error_mode or bool(candidates)
+    fraction = head_fraction if head_fraction is not None else HEAD_FRACTIONS.get(profile, 0.5)
+    shares = _shares(
+        head_fraction=min(1.0, max(0.0, fraction)),
+        error_mode=error_mode,
+        has_windows=bool(candidates),
+    )
+    plan = _Plan(raw=raw, index=index, meter=frame.meter, shares=shares, candidates=candidates)
+    best = _fit(plan, frame, ctx, budget, counter)
+    if best is None:
+        text = _minimal(ctx, budget, counter)
         return TextTruncation(
             text=text,
             segments=[],
-            omitted=[],
-            total_chars=0,
-            total_lines=0,
+            omitted=[omitted_between(raw, index, 0, n)],
+            total_chars=n,
+            total_lines=ctx.total_lines,
             tokens=counter.count(text),
-            truncated=False,
+            truncated=True,
             normalised=False,
+            error_lines=candidates,
+            error_mode=error_mode,
             fence_nonce=ctx.fence.nonce,
         )
-
-    # What the frame costs with nothing shown; the body gets the rest.
-    whole = [omitted_between(raw, index, 0, n)]
-    frame = _render(ctx, [], whole)
-    frame_tokens = counter.count(frame)
-    body_tokens = budget.tokens - frame_tokens
-    body_chars = budget.chars - len(frame)
-    block = int(min(32_768, max(512, min(budget.chars, budget.tokens * 4) / 24)))
-    meter = _Meter(raw, counter, block)
-
-    search_like = profile == "search"
-    error_mode = is_error or (
-        not search_like and n > 0 and has_error_evidence(raw, max_chars=min(n, _ERROR_SCAN_TAIL))
+    return TextTruncation(
+        text=best.text,
+        segments=best.segments,
+        omitted=best.omitted,
+        total_chars=n,
+        total_lines=ctx.total_lines,
+        tokens=best.tokens,
+        truncated=bool(best.omitted),
+        normalised=any(s.text != raw[s.start : s.end] for s in best.segments),
+        error_lines=candidates,
+        error_mode=error_mode,
+        fence_nonce=best.ctx.fence.nonce,
+        next_reference=(
+            _next_reference(best.omitted, reference, best.ctx.suggest_lines) if reference else None
+        ),
     )
 
-    # Error lines in the region a head and a tail at full budget would not cover.
-    candidates: list[ErrorLine] = []
-    if error_windows and not search_like and body_tokens > 0 and body_chars > 0 and n:
-        reach = min(body_chars, body_tokens * 8)
-        mid_lo = min(n, int(reach * ERROR_HEAD_CAP * 0.5))
-        mid_hi = max(mid_lo, n - int(reach * 0.35))
-        candidates = _error_candidates(raw, mid_lo, mid_hi)
-        if candidates:
-            error_mode = True
-    shares = _shares(head_fraction=fraction, error_mode=error_mode, has_windows=bool(candidates))
 
-    # Room for markers and a longer notice once ranges exist: refined by the search below.
-    allowance_t = body_tokens - 16 * (2 + min(len(candidates), _MAX_WINDOWS))
-    allowance_c = body_chars - 64 * (2 + min(len(candidates), _MAX_WINDOWS))
+def _empty(ctx: _RenderContext, budget: Budget, counter: TokenCounter) -> TextTruncation:
+    text = f"[Tool result{f' `{ctx.tool_name}`' if ctx.tool_name else ''}: empty.]"
+    if len(text) > budget.chars or counter.count(text) > budget.tokens:
+        text = _minimal(ctx, budget, counter)
+    return TextTruncation(
+        text=text,
+        segments=[],
+        omitted=[],
+        total_chars=0,
+        total_lines=0,
+        tokens=counter.count(text),
+        truncated=False,
+        normalised=False,
+        fence_nonce=ctx.fence.nonce,
+    )
 
-    def plan(scale: float) -> tuple[list[Segment], list[OmittedRange]]:
-        tok = max(0, int(allowance_t * scale))
-        chr_ = max(0, int(allowance_c * scale))
-        head_end = meter.fit_forward(0, n, int(tok * shares.head), int(chr_ * shares.head))
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """The view with nothing shown: its cost, and what is left for the body."""
+
+    text: str
+    tokens: int
+    body_tokens: int
+    body_chars: int
+    meter: _Meter
+
+
+def _frame(
+    raw: str, index: LineIndex, ctx: _RenderContext, budget: Budget, counter: TokenCounter
+) -> _Frame:
+    text = _render(ctx, [], [omitted_between(raw, index, 0, len(raw))])
+    tokens = counter.count(text)
+    block = int(min(32_768, max(512, min(budget.chars, budget.tokens * 4) / 24)))
+    return _Frame(
+        text=text,
+        tokens=tokens,
+        body_tokens=budget.tokens - tokens,
+        body_chars=budget.chars - len(text),
+        meter=_Meter(raw, counter, block),
+    )
+
+
+def _error_lines(raw: str, frame: _Frame) -> list[ErrorLine]:
+    """Error lines of the region a head and a tail at full budget would not cover."""
+    n = len(raw)
+    reach = min(frame.body_chars, frame.body_tokens * 8)
+    mid_lo = min(n, int(reach * ERROR_HEAD_CAP * 0.5))
+    mid_hi = max(mid_lo, n - int(reach * 0.35))
+    return _error_candidates(raw, mid_lo, mid_hi)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the search scales: the text, its measurements, the shares and the error lines."""
+
+    raw: str
+    index: LineIndex
+    meter: _Meter
+    shares: _Shares
+    candidates: list[ErrorLine]
+
+    def spans(self, tokens: int, chars: int) -> tuple[list[Segment], list[OmittedRange]]:
+        """Head, error windows and tail for a body of `tokens` and `chars`."""
+        raw, meter, shares, n = self.raw, self.meter, self.shares, len(self.raw)
+        head_end = meter.fit_forward(0, n, int(tokens * shares.head), int(chars * shares.head))
         tail_start = meter.fit_backward(
-            head_end, n, int(tok * shares.tail), int(chr_ * shares.tail)
+            head_end, n, int(tokens * shares.tail), int(chars * shares.tail)
         )
         spans: list[tuple[int, int, str]] = []
         if head_end > 0:
             spans.append((0, head_end, "head"))
         if tail_start < n:
             spans.append((tail_start, n, "tail"))
-        middle = [h for h in candidates if head_end <= h.start and h.end <= tail_start]
+        middle = [h for h in self.candidates if head_end <= h.start and h.end <= tail_start]
         if middle and shares.window > 0 and tail_start > head_end:
-            win_t = int(tok * shares.window)
-            win_c = int(chr_ * shares.window)
+            win_t = int(tokens * shares.window)
+            win_c = int(chars * shares.window)
             count = min(len(middle), _MAX_WINDOWS, max(0, win_t // _WINDOW_MIN_TOKENS))
             if count:
                 per_t = win_t // count
@@ -844,48 +911,66 @@ def truncate_text(
                     )
                     if we > ws:
                         spans.append((ws, we, "error"))
-        segments = _segments(raw, index, spans)
-        return segments, _omitted(raw, index, segments)
+        segments = _segments(raw, self.index, spans)
+        return segments, _omitted(raw, self.index, segments)
 
-    best: tuple[str, list[Segment], list[OmittedRange], int, _RenderContext] | None = None
+
+@dataclass(frozen=True, slots=True)
+class _Fitted:
+    """The best view found so far."""
+
+    text: str
+    segments: list[Segment]
+    omitted: list[OmittedRange]
+    tokens: int
+    ctx: _RenderContext
+
+
+def _fit(
+    plan: _Plan, frame: _Frame, ctx: _RenderContext, budget: Budget, counter: TokenCounter
+) -> _Fitted | None:
+    """Scale every part until the view fills the budget as closely as it can (secant steps)."""
+    # Room for markers and a longer notice once ranges exist: refined by the search below.
+    extra = 2 + min(len(plan.candidates), _MAX_WINDOWS)
+    allowance_t = frame.body_tokens - 16 * extra
+    allowance_c = frame.body_chars - 64 * extra
+    best: _Fitted | None = None
     lo_scale, hi_scale = 0.0, math.inf
     scale = 1.0
     last: tuple[float, int, int] | None = None  # (scale, tokens, chars) of the last render
     for _attempt in range(_MAX_FIT_ATTEMPTS):
         if allowance_t <= 0 or allowance_c <= 0:
             break
-        segments, omitted = plan(scale)
+        segments, omitted = plan.spans(
+            max(0, int(allowance_t * scale)), max(0, int(allowance_c * scale))
+        )
         if not segments:
             if hi_scale <= scale:
                 break
             lo_scale = scale
             scale *= 2
             continue
-        if any(ctx.fence.nonce in seg.text for seg in segments):
-            ctx = replace(ctx, fence=Fence.for_content(*(s.text for s in segments)))
-        avg_line = max(1.0, sum(r.chars for r in omitted) / max(1, sum(r.lines for r in omitted)))
-        suggest = max(1, min(2_000, int(max(1, min(body_chars, body_tokens * 3)) * 0.8 / avg_line)))
-        ctx = replace(ctx, suggest_lines=suggest)
-        normalised = any(s.text != raw[s.start : s.end] for s in segments)
+        ctx = _with_fence_and_suggestion(ctx, segments, omitted, frame)
+        normalised = any(s.text != plan.raw[s.start : s.end] for s in segments)
         text = _render(ctx, segments, omitted, normalised=normalised)
         tokens = counter.count(text)
-        fits = tokens <= budget.tokens and len(text) <= budget.chars
         fill = max(tokens / budget.tokens, len(text) / budget.chars)
-        if fits:
-            if best is None or fill > max(best[3] / budget.tokens, len(best[0]) / budget.chars):
-                best = (text, segments, omitted, tokens, ctx)
+        if tokens <= budget.tokens and len(text) <= budget.chars:
+            if best is None or fill > max(
+                best.tokens / budget.tokens, len(best.text) / budget.chars
+            ):
+                best = _Fitted(text, segments, omitted, tokens, ctx)
             lo_scale = max(lo_scale, scale)
             if fill >= FILL_TARGET or not omitted:
                 break
         else:
             hi_scale = min(hi_scale, scale)
-        # Secant step on the body: view = frame + scale * slope, for tokens and characters.
         nxt = _next_scale(
             scale,
             tokens=tokens,
             chars=len(text),
-            frame_tokens=frame_tokens,
-            frame_chars=len(frame),
+            frame_tokens=frame.tokens,
+            frame_chars=len(frame.text),
             budget=budget,
             last=last,
         )
@@ -895,39 +980,19 @@ def truncate_text(
         if abs(nxt - scale) < 1e-3 * scale:
             break
         scale = nxt
+    return best
 
-    if best is None:
-        text = _minimal(ctx, budget, counter)
-        return TextTruncation(
-            text=text,
-            segments=[],
-            omitted=whole,
-            total_chars=n,
-            total_lines=total_lines,
-            tokens=counter.count(text),
-            truncated=bool(n),
-            normalised=False,
-            error_lines=candidates,
-            error_mode=error_mode,
-            fence_nonce=ctx.fence.nonce,
-        )
-    text, segments, omitted, tokens, used = best
-    return TextTruncation(
-        text=text,
-        segments=segments,
-        omitted=omitted,
-        total_chars=n,
-        total_lines=total_lines,
-        tokens=tokens,
-        truncated=bool(omitted),
-        normalised=any(s.text != raw[s.start : s.end] for s in segments),
-        error_lines=candidates,
-        error_mode=error_mode,
-        fence_nonce=used.fence.nonce,
-        next_reference=(
-            _next_reference(omitted, reference, used.suggest_lines) if reference else None
-        ),
-    )
+
+def _with_fence_and_suggestion(
+    ctx: _RenderContext, segments: list[Segment], omitted: list[OmittedRange], frame: _Frame
+) -> _RenderContext:
+    """A fence no kept segment contains, and a read-more range sized to this budget."""
+    if any(ctx.fence.nonce in seg.text for seg in segments):
+        ctx = replace(ctx, fence=Fence.for_content(*(s.text for s in segments)))
+    avg_line = max(1.0, sum(r.chars for r in omitted) / max(1, sum(r.lines for r in omitted)))
+    room = max(1, min(frame.body_chars, frame.body_tokens * 3))
+    suggest = max(1, min(2_000, int(room * 0.8 / avg_line)))
+    return replace(ctx, suggest_lines=suggest)
 
 
 def _next_scale(

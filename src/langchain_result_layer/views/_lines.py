@@ -27,6 +27,7 @@ from langchain_result_layer.core.render import Fence
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
+from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
 from langchain_result_layer.views._salience import Analysis, windows_of
 
 __all__ = [
@@ -74,26 +75,6 @@ class LineLimits:
     error: int = 1_500
     anchor: int = 3_000
     anchors: int = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Cut:
-    """A part of a long line left out of the view.
-
-    Attributes:
-        at: Position in the shown line where the part is missing (just after its `…`).
-        start: Raw offset of the part's first character in the whole result.
-        end: Raw offset just past its last character (end-exclusive).
-    """
-
-    at: int
-    start: int
-    end: int
-
-    @property
-    def chars(self) -> int:
-        """Characters left out."""
-        return self.end - self.start
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,70 +200,6 @@ def _order_costs(order: Sequence[int], texts: LineTexts, room: int) -> tuple[lis
     return chars, count
 
 
-# Where the report is inside a long line: the words failures are reported with.
-_INFORMATIVE = (
-    *("error", "exception", "fail", "fatal", "panic", "assert", "denied", "not found"),
-    *("cannot", "could not", "unable", "invalid", "missing", "expected", "rejected"),
-    *("conflict", "timeout", "timed out"),
-)
-
-
-def _informative(raw: str, lo: int, hi: int) -> int:
-    """Where the first failure word of `raw[lo:hi]` starts, or -1."""
-    low = raw[lo:hi].lower()
-    hits = [at for at in (low.find(word) for word in _INFORMATIVE) if at >= 0]
-    return lo + min(hits) if hits else -1
-
-
-_HEAD_SHARE = 0.4
-_TAIL_SHARE = 0.25
-_MIN_PIECE = 24
-
-
-def _safe_end(text: str, end: int) -> int:
-    """`end`, moved back so that no surrogate pair is split."""
-    if 0 < end < len(text) and "\ud800" <= text[end - 1] <= "\udbff":
-        return end - 1
-    return end
-
-
-def _safe_start(text: str, start: int) -> int:
-    """`start`, moved forward so that no surrogate pair is split."""
-    if 0 < start < len(text) and "\udc00" <= text[start] <= "\udfff":
-        return start + 1
-    return start
-
-
-def _pieces(raw: str, limit: int) -> list[tuple[int, int]]:
-    """The `[start, end)` parts of a long raw line worth keeping within about `limit` chars.
-
-    Its start (what the line is), the window around the first failure word past the start
-    (where the report is) and its end (what happened: `... but these are rejected by your
-    constraint.`); each part at least `_MIN_PIECE` characters, overlapping parts merged.
-    """
-    n = len(raw)
-    room = max(2, limit - 2)  # each of at most two cuts shows as one `…`
-    head = _safe_end(raw, max(1, int(room * _HEAD_SHARE)))
-    tail = _safe_start(raw, n - max(_MIN_PIECE, int(room * _TAIL_SHARE)))
-    spans = [(0, head)]
-    middle = room - head - (n - tail)
-    word = _informative(raw, head, tail) if middle >= _MIN_PIECE else -1
-    if word >= 0:
-        lo = _safe_start(raw, max(head, word - middle // 4))
-        spans.append((lo, _safe_end(raw, min(tail, lo + middle))))
-    elif middle > 0:
-        tail = _safe_start(raw, max(head, tail - middle))  # no report inside: a longer end
-    if room - head >= _MIN_PIECE:
-        spans.append((tail, n))
-    merged: list[tuple[int, int]] = []
-    for lo, hi in spans:
-        if merged and lo <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-        elif hi > lo:
-            merged.append((lo, hi))
-    return merged
-
-
 def clip_line(raw: str, shown: str, limit: int, offset: int | None) -> ShownLine:
     """A line cut *within* itself to about `limit` characters, each cut exactly accounted for.
 
@@ -313,7 +230,7 @@ def clip_line(raw: str, shown: str, limit: int, offset: int | None) -> ShownLine
     if cr >= 0 and cr < len(raw) - 1:  # a progress redraw: what a terminal shows is the end
         visible = raw[cr + 1 :]
         base += cr + 1
-    spans = _pieces(visible, limit)
+    spans = keep_spans(visible, limit)
     clean = visible == shown
     parts: list[str] = []
     cuts: list[Cut] = []
@@ -333,24 +250,33 @@ def clip_line(raw: str, shown: str, limit: int, offset: int | None) -> ShownLine
 class LineTexts:
     """The shown form of each line of an analysis, computed once per line and limit."""
 
-    def __init__(self, analysis: Analysis, limits: LineLimits, anchors: Iterable[int]) -> None:
+    def __init__(
+        self,
+        analysis: Analysis,
+        limits: LineLimits,
+        anchors: Iterable[int],
+        near: Iterable[int] = (),
+    ) -> None:
         """Create the cache.
 
         Args:
             analysis: The analysis.
             limits: Line length limits.
             anchors: The lines that get the anchor limit.
+            near: Other lines that get the error limit (the top of the ranking: the lines
+                of the strongest blocks).
         """
         self.analysis = analysis
         self.limits = limits
         self.anchors = frozenset(anchors)
+        self.near = frozenset(near)
         self._shown: dict[int, ShownLine] = {}
 
     def limit(self, line_no: int) -> int:
         """How long `line_no` may be shown."""
         if line_no in self.anchors:
             return self.limits.anchor
-        if self.analysis.own.get(line_no, 0.0) >= SALIENCE_ITEM:
+        if line_no in self.near or self.analysis.own.get(line_no, 0.0) >= SALIENCE_ITEM:
             return self.limits.error
         return self.limits.normal
 
@@ -515,23 +441,6 @@ def _sample_ratio(
     step = max(1, int(top * _SAMPLE_CHARS / max(1, chars[top])))
     sample = "\n".join(texts.shown(order[i]).text for i in range(0, top, step))
     return max(1.0, len(sample) / max(1, counter.count(sample)))
-
-
-def cut_marker(cut: Cut) -> str:
-    """What a cut's marker says: the exact raw range, which a fetch by offset returns.
-
-    Args:
-        cut: The cut.
-
-    Returns:
-        For example `chars 10,240-13,880 omitted`.
-
-    Example:
-        ```python
-        assert cut_marker(Cut(at=5, start=10, end=20)) == "chars 10-20 omitted"
-        ```
-    """
-    return f"chars {cut.start:,}-{cut.end:,} omitted"
 
 
 def window_sections(items: Sequence[Window], fence: Fence) -> list[Section]:

@@ -855,7 +855,8 @@ def _spread(work: _Work, weights: _Weights) -> None:
         )
         work.out.offer(line_no, score, role)
     spreading = sorted(ln for ln in anchor if own[ln] >= SALIENCE_WARNING)
-    _after(work, spreading, anchor)
+    # A verdict ends its step: what follows it is the next step's (its context is before it).
+    _after(work, [ln for ln in spreading if own[ln] < SALIENCE_EXIT], anchor)
     for line_no in spreading:
         score = anchor[line_no]
         _header_above(work, line_no, score)
@@ -891,8 +892,8 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
                     origin, score, value, plain_run = ln, anchor[ln], anchor[ln], 0
                     continue
             nearby = work.lines.text(ln)
-            if nearby is None:
-                break
+            if nearby is None or _PROMPT_RE.match(nearby):
+                break  # the end of the text, or the next step
             if not nearby.strip():
                 blank_run += 1
                 if blank_run > 1:

@@ -88,6 +88,8 @@ markers and fence lines, no random nonce was found to cost more), so the real fe
 wherever it does."""
 _CANONICAL_ID = "7j5sK6_7cNDcR6zeJp3R7Q"
 """The record id lines are chosen with (the costliest of 20,000 random ids in a footer)."""
+_NEAR_TOP = 24
+"""The top of the ranking whose lines may be as long as an error line."""
 _SNIFF_HEAD = 2_000
 _MAX_RANKED = 20_000
 _TEXT_FALLBACK = TextView()
@@ -143,7 +145,7 @@ def render_line_evidence(
     ranked = analysis.ranked()[:_MAX_RANKED]
     sample = "\n".join((analysis.text(ln) or "")[:400] for ln in ranked[:60])
     limits = _line_limits(ctx, sample)
-    texts = LineTexts(analysis, limits, ranked[: limits.anchors])
+    texts = LineTexts(analysis, limits, ranked[: limits.anchors], ranked[:_NEAR_TOP])
     fence = new_fence(extra_parts)
     views: dict[int, ResultView] = {}
 

@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from langchain_result_layer.core.budget import Budget
@@ -37,6 +37,7 @@ from langchain_result_layer.core.normalize import safe_cut
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
 from langchain_result_layer.views.base import Rendered, SliceRequest, ViewContext
 from langchain_result_layer.views.registry import get_view
 
@@ -354,6 +355,7 @@ def _view(
     nxt: Reference | None,
     truncated: bool,
     replaced: int,
+    cuts: Sequence[_LineCut] = (),
 ) -> ResultView:
     references = {"all": str(frame.base)}
     if nxt is not None:
@@ -370,6 +372,18 @@ def _view(
                 partial_start=True,
             )
         )
+    omitted += [
+        OmittedRange(
+            start_line=c.line,
+            end_line=c.line,
+            start_char=c.cut.start,
+            end_char=c.cut.end,
+            lines=0,
+            partial_start=True,
+            partial_end=True,
+        )
+        for c in cuts
+    ]
     return ResultView(
         kind=frame.kind,
         summary={
@@ -401,6 +415,87 @@ def _view(
         record_id=frame.base.record_id,
         stored=True,
         tool_name=frame.ctx.tool_name,
+    )
+
+
+_LONG_LINE_SHARE = 0.25
+"""A fetched line may take at most this share of the budget before it is cut within."""
+_LONG_LINE_MIN = 400
+
+
+@dataclass(frozen=True, slots=True)
+class _LineCut:
+    """A cut inside a fetched line: the line's number and the raw range left out."""
+
+    line: int
+    cut: Cut
+
+
+def _line_cap(budget: Budget) -> int:
+    """Characters one fetched line may show (its share of the budget, about 3 per token)."""
+    return max(_LONG_LINE_MIN, int(min(budget.chars, budget.tokens * 3) * _LONG_LINE_SHARE))
+
+
+def _cut_long_lines(  # noqa: PLR0917
+    lines: Sequence[str],
+    offset: int,
+    prefix: Sequence[int],
+    cap: int,
+    fence: Fence,
+    first_line: int,
+) -> tuple[list[str], list[_LineCut]]:
+    """Each line's display text, long ones cut within themselves with exact markers.
+
+    Args:
+        lines: The complete lines (each with its newline, but maybe the last).
+        offset: Raw offset of the first line.
+        prefix: Raw offset of each line from `offset` (`prefix[i]`), and the end.
+        cap: Characters a line may show.
+        fence: The fence whose nonce marks the cuts.
+        first_line: Number of the first line.
+
+    Returns:
+        The display lines and the cuts.
+    """
+    shown: list[str] = []
+    cuts: list[_LineCut] = []
+    for i, line in enumerate(lines):
+        body = line[:-1] if line.endswith("\n") else line
+        if len(body) <= cap:
+            shown.append(display_safe(line)[0])
+            continue
+        start = offset + prefix[i]
+        parts: list[str] = []
+        pos = 0
+        for lo, hi in keep_spans(body, cap):
+            if lo > pos:
+                cut = Cut(at=0, start=start + pos, end=start + lo)
+                cuts.append(_LineCut(line=first_line + i, cut=cut))
+                parts.append("…" + fence.marker(cut_marker(cut)))
+            parts.append(display_safe(body[lo:hi])[0])
+            pos = hi
+        if pos < len(body):
+            cut = Cut(at=0, start=start + pos, end=start + len(body))
+            cuts.append(_LineCut(line=first_line + i, cut=cut))
+            parts.append("…" + fence.marker(cut_marker(cut)))
+        shown.append("".join(parts) + line[len(body) :])
+    return shown, cuts
+
+
+def _cut_remark(frame: _Frame, cuts: Sequence[_LineCut]) -> str:
+    """What the notice says of the long lines cut within themselves."""
+    if not cuts:
+        return ""
+    chars = sum(c.cut.chars for c in cuts)
+    lines = sorted({c.line for c in cuts})
+    where = f"line {lines[0]:,}" if len(lines) == 1 else plural(len(lines), "long line")
+    first = cuts[0].cut
+    ref = frame.base.with_chars(first.start, first.chars)
+    call = fetch_call(ref, tool_name=frame.ctx.fetch_tool_name)
+    return (
+        f" {where[0].upper() + where[1:]} cut within "
+        f"({plural(chars, 'char')} in {plural(len(cuts), 'marked part')} omitted, each "
+        f"marked with its raw range); read the first with {call}."
     )
 
 
@@ -540,6 +635,17 @@ def _render_lines(
     prefix = [0]
     for ln in complete:
         prefix.append(prefix[-1] + len(ln))
+    # A line longer than its share of the budget is cut within itself (its start, the part
+    # around its failure word, its end; each cut marked with its exact raw range), so the
+    # lines after it still fit and the cut part can be read by offset.
+    shown_lines, cuts = _cut_long_lines(
+        complete, slice_offset, prefix, _line_cap(budget), fence, first_line
+    )
+    if cuts:
+        display = "".join(shown_lines)
+    shown_prefix = [0]
+    for shown_line in shown_lines:
+        shown_prefix.append(shown_prefix[-1] + len(shown_line))
     next_span: list[int | None] = [None]
 
     def parts(k: int) -> tuple[str, str, Reference | None, bool]:
@@ -562,13 +668,14 @@ def _render_lines(
                 f"{budget.tokens:,} tokens."
             )
         note = _replaced_remark(_unsafe_in(data[: prefix[k]], replaced))
+        note += _cut_remark(frame, [c for c in cuts if c.line < first_line + k])
         return shown, remark + note, nxt, not all_shown
 
     def render(k: int) -> str:
         shown, remark, nxt, _ = parts(k)
-        return _compose(frame, fence, display[: prefix[k]], shown, remark, nxt)
+        return _compose(frame, fence, display[: shown_prefix[k]], shown, remark, nxt)
 
-    k, text = _largest_fitting(len(complete), render, budget, ctx, lambda k: prefix[k] + 400)
+    k, text = _largest_fitting(len(complete), render, budget, ctx, lambda k: shown_prefix[k] + 400)
     by_lines = frame.reference.page is None and frame.reference.page_size is None
     shown_all = k > 0 and k == len(complete) and first_line + k - 1 >= req_end
     if text is not None and by_lines and shown_all and parts(k)[2] is not None:
@@ -595,8 +702,9 @@ def _render_lines(
             first_line=first_line,
             last_line=first_line + k - 1,
             nxt=nxt,
-            truncated=truncated,
+            truncated=truncated or any(c.line < first_line + k for c in cuts),
             replaced=replaced,
+            cuts=[c for c in cuts if c.line < first_line + k],
         )
         return Rendered(content=text, view=view)
     # Not one whole line fits: show the start of the first line, by characters.
