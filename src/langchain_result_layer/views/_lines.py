@@ -336,7 +336,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     return out
 
 
-_FIT_TARGET = 0.95
+_FIT_TARGET = 0.97
 _MAX_PROBES = 8
 _SAMPLE_CHARS = 16_000
 
