@@ -281,6 +281,11 @@ _PROMPT_RE = re.compile(
     # Travis prints a step's command after its fold and timing markers on the same line.
     r"|travis_(?:fold|time):[^$\n]{0,400}\$ \S"
 )
+# A line that starts a new step for sure: a shell prompt, a CI group (not `+ ` or `> `,
+# which are also diff and quote lines).
+_STEP_START_RE = re.compile(
+    r"\s{0,40}(?:\$ \S|#\#\[group\]Run )|travis_(?:fold|time):[^$\n]{0,400}\$ \S"
+)
 # A stack frame in test code (`/test/`, `_test.rb`, `FooTest.bar(`, `test_x.py`).
 _TEST_FRAME_RE = re.compile(
     r"[/\\](?:tests?|spec|specs|__tests__)[/\\]|_(?:test|spec)\.\w{1,8}[:(]|\btest_\w{1,200}\.py"
@@ -731,18 +736,24 @@ def _weigh(
     return _Weights(anchor=anchor, error_lines=error_lines, patterns=len(seen))
 
 
-_SYMBOL_RUN_RE = re.compile(r"([^\w\s])\1+")
+_SYMBOL_RUN_RE = re.compile(r"([^\w\s])\1{3,}")
 
 
 def _lower_redraws(
     anchor: dict[int, float], texts: dict[int, str], settings: SalienceSettings
 ) -> None:
-    """In a run of consecutive anchors of one shape, only the last keeps its weight."""
+    """In a run of consecutive redraws of a progress bar, only the last keeps its weight.
+
+    A redraw is a line with a bar (a run of one symbol, `▬▬▬▬`, `....`) whose shape (digits
+    folded, the bar's length folded) is the previous line's: a counter or a bar that
+    grows. Other lines of one shape (a series of log records) are each their own report.
+    """
     run: list[int] = []
-    key = ""
+    key: str | None = None
     for line_no in [*sorted(anchor), -1]:
-        shape = _SYMBOL_RUN_RE.sub(r"\1", _fold(texts[line_no])) if line_no > 0 else ""
-        if run and line_no == run[-1] + 1 and shape == key:
+        text = _fold(texts[line_no]) if line_no > 0 else ""
+        shape = _SYMBOL_RUN_RE.sub(r"\1", text) if _SYMBOL_RUN_RE.search(text) else None
+        if run and line_no == run[-1] + 1 and shape is not None and shape == key:
             run.append(line_no)
             continue
         if len(run) >= settings.redraw_run:
@@ -892,7 +903,7 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
                     origin, score, value, plain_run = ln, anchor[ln], anchor[ln], 0
                     continue
             nearby = work.lines.text(ln)
-            if nearby is None or _PROMPT_RE.match(nearby):
+            if nearby is None or _STEP_START_RE.match(nearby):
                 break  # the end of the text, or the next step
             if not nearby.strip():
                 blank_run += 1
