@@ -180,24 +180,43 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
     return order
 
 
-def _order_costs(order: Sequence[int], texts: LineTexts, room: int) -> tuple[list[int], list[int]]:
+class _OrderCosts:
     """Characters of the lines of `order[:k]` and how many windows they make, for each `k`.
 
     Each line costs its shown text, its cut markers and its newline; a line that joins two
     windows removes one, a line on its own adds one (each window costs a title marker).
-    The lists stop once `room` characters are passed.
+    Computed lazily, as far as the search asks (`reach`), never past `room` characters.
     """
-    taken: set[int] = set()
-    chars = [0]
-    count = [0]
-    for ln in order:
-        if chars[-1] + _WINDOW_MARKER_COST * count[-1] > room:
-            break
-        joins = (ln - 1 in taken) + (ln + 1 in taken)
-        taken.add(ln)
-        chars.append(chars[-1] + texts.cost(ln))
-        count.append(count[-1] + 1 - joins)
-    return chars, count
+
+    def __init__(self, order: Sequence[int], texts: LineTexts, room: int) -> None:
+        self.order, self.texts, self.room = order, texts, room
+        self.chars = [0]
+        self.count = [0]
+        self._taken: set[int] = set()
+
+    @property
+    def top(self) -> int:
+        """The last level computed."""
+        return len(self.chars) - 1
+
+    @property
+    def done(self) -> bool:
+        """Whether every level there is has been computed."""
+        return self.top >= len(self.order) or self.chars[-1] > self.room
+
+    def reach(self, chars: float) -> None:
+        """Compute levels until their lines take `chars` characters (or all are done)."""
+        taken, cost, order = self._taken, self.texts.cost, self.order
+        sums, counts = self.chars, self.count
+        total, room = len(order), self.room
+        top = len(sums) - 1
+        while top < total and sums[-1] <= room and sums[-1] < chars:
+            ln = order[top]
+            joins = (ln - 1 in taken) + (ln + 1 in taken)
+            taken.add(ln)
+            sums.append(sums[-1] + cost(ln))
+            counts.append(counts[-1] + 1 - joins)
+            top += 1
 
 
 def clip_line(raw: str, shown: str, limit: int, offset: int | None) -> ShownLine:
@@ -337,6 +356,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
 
 
 _FIT_TARGET = 0.97
+_MAX_CHARS_PER_TOKEN = 6
 _MAX_PROBES = 8
 _SAMPLE_CHARS = 16_000
 
@@ -386,16 +406,19 @@ def fit_windows(
     good = (0, empty, base_text, base_tokens)
     if not ranked:
         return good[1], good[2]
-    room_chars = budget.chars - len(base_text)
+    # Lines are costed only as far as the budget could reach (at most `_MAX_CHARS_PER_TOKEN`
+    # characters per token): the rest of a long ranking is never read.
+    room_chars = min(budget.chars - len(base_text), budget.tokens * _MAX_CHARS_PER_TOKEN)
     order = showing_order(analysis, ranked, texts)
-    chars, count = _order_costs(order, texts, room_chars)
-    top = len(chars) - 1
+    costs = _OrderCosts(order, texts, room_chars)
     marker = counter.count(f"[{'x' * 8}: lines 1,234-1,240]")
     ratio = 3.5
 
     def level_for(tokens: float) -> int:
         """The largest level predicted to take at most `tokens` (lines and markers)."""
-        lo, hi = 0, top
+        costs.reach(tokens * ratio * 1.25)
+        chars, count = costs.chars, costs.count
+        lo, hi = 0, costs.top
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if chars[mid] / ratio + count[mid] * marker <= tokens:
@@ -408,12 +431,12 @@ def fit_windows(
     target = budget.tokens * (_FIT_TARGET + 1) / 2
     # The ratio of the lines the view will show: a spread sample of the levels up to a
     # first guess (the top lines are not like the rest: errors are denser in tokens).
-    ratio = _sample_ratio(order, texts, counter, chars, max(1, level_for(target - base_tokens)))
+    ratio = _sample_ratio(order, texts, counter, costs, max(1, level_for(target - base_tokens)))
     for _ in range(_MAX_PROBES):
         k = level_for(target - base_tokens)
-        limit = bad if bad is not None else top + 1
-        if k <= good[0] or k >= limit:
-            k = (good[0] + limit) // 2
+        ceiling = bad if bad is not None else (costs.top + 1 if costs.done else None)
+        if ceiling is not None and (k <= good[0] or k >= ceiling):
+            k = (good[0] + ceiling) // 2
         if k <= good[0]:
             break
         shown, text, tokens = attempt(k)
@@ -423,22 +446,23 @@ def fit_windows(
         else:
             good = (k, shown, text, tokens)
             used = tokens
-            if tokens >= budget.tokens * _FIT_TARGET or k >= top:
+            if tokens >= budget.tokens * _FIT_TARGET or (costs.done and k >= costs.top):
                 break
-        body = used - base_tokens - count[k] * marker
-        ratio = max(0.5, chars[k] / max(1, body))
-        if (bad if bad is not None else top + 1) - good[0] <= 1:
+        body = used - base_tokens - costs.count[k] * marker
+        ratio = max(0.5, costs.chars[k] / max(1, body))
+        if bad is not None and bad - good[0] <= 1:
             break
     return good[1], good[2]
 
 
 def _sample_ratio(
-    order: Sequence[int], texts: LineTexts, counter: TokenCounter, chars: list[int], top: int
+    order: Sequence[int], texts: LineTexts, counter: TokenCounter, costs: _OrderCosts, top: int
 ) -> float:
     """Characters per token of the lines a view would show, from a spread sample of them."""
+    top = min(top, costs.top)
     if top <= 0:
         return 3.5
-    step = max(1, int(top * _SAMPLE_CHARS / max(1, chars[top])))
+    step = max(1, int(top * _SAMPLE_CHARS / max(1, costs.chars[top])))
     sample = "\n".join(texts.shown(order[i]).text for i in range(0, top, step))
     return max(1.0, len(sample) / max(1, counter.count(sample)))
 

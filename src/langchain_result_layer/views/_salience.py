@@ -61,7 +61,7 @@ __all__ = ["DEFAULT_SETTINGS", "Analysis", "SalienceSettings", "analyse", "windo
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
 
-FULL_SCAN_CHARS = 256_000
+FULL_SCAN_CHARS = 128_000
 """The last this many characters of a text are searched for every kind of signal (warnings,
 details, exit statuses); the rest for the core signals only (see `_candidate_lines`)."""
 
@@ -339,16 +339,29 @@ class _Lines:
     firsts: list[int]
 
     def locate(self, line_no: int) -> tuple[_Region, int] | None:
+        regions = self.regions
+        if len(regions) == 1:  # the whole text: no search
+            region = regions[0]
+            i = line_no - 1
+            return (region, i) if 0 <= i < len(region.raw_lines) else None
         k = bisect.bisect_right(self.firsts, line_no) - 1
         if k < 0:
             return None
-        region = self.regions[k]
+        region = regions[k]
         i = line_no - region.first_line
         if i < len(region.raw_lines):
             return region, i
         return None
 
     def text(self, line_no: int) -> str | None:
+        regions = self.regions
+        if len(regions) == 1:
+            region = regions[0]
+            i = line_no - 1
+            if not 0 <= i < len(region.raw_lines):
+                return None
+            cached = region._clean.get(i)
+            return cached if cached is not None else region.text(i)
         where = self.locate(line_no)
         return None if where is None else where[0].text(where[1])
 
