@@ -134,7 +134,7 @@ class Signals:
     Attributes:
         words: Substrings (in the case the searched text has).
         shapes: Patterns searched anywhere (each starts with a literal character).
-        line_starts: Patterns matched at the start of a line.
+        line_starts: Patterns matched at the start of a line (each anchored with `^`).
 
     Example:
         ```python
@@ -183,19 +183,20 @@ _LINE_START_PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
 def _at_line_start(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """`pattern` after a newline (a literal first character: the engine skips to it)."""
+    """`pattern` (anchored with `^`) after a newline, which the engine skips to."""
     found = _LINE_START_PATTERNS.get(pattern.pattern)
     if found is None:
-        found = re.compile("\n(?:" + pattern.pattern + ")", pattern.flags)
+        found = re.compile("\n(?:" + pattern.pattern.removeprefix("^") + ")", pattern.flags)
         _LINE_START_PATTERNS[pattern.pattern] = found
     return found
 
 
 _DIAGNOSTIC_SHAPE = re.compile(r":\d{1,9}:\d{1,9}: ")
 _ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r){0,8}[ \t]{0,40}"
-_ITEM_START = re.compile(_ANSI_PREFIX + r"\d{1,5}\) ")
+_ITEM_START = re.compile("^" + _ANSI_PREFIX + r"\d{1,5}\) ")
 _ANY_START = re.compile(
-    _ANSI_PREFIX + r"(?:\d{1,5}[.)] |_{3,} |={3,} |\$ |> |\+ |##\[group\]run )", re.IGNORECASE
+    "^" + _ANSI_PREFIX + r"(?:\d{1,5}[.)] |_{3,} |={3,} |\$ |> |\+ |##\[group\]run )",
+    re.IGNORECASE,
 )
 
 ALL_SIGNALS = Signals(
@@ -274,7 +275,7 @@ _SUMMARY_RE = re.compile(
 )
 # An entry of a failure list, or a diagnostic: the shape of the line, not its words.
 _ITEM_RE = re.compile(
-    r"\s{0,40}(?:\d{1,5}\)\ \S"  # `1) SolverTest::testX`
+    r"^\s{0,40}(?:\d{1,5}\)\ \S"  # `1) SolverTest::testX`
     r"|\d{1,5}\.\ (?:Failure|Error)\b"
     r"|(?:FAIL|FAILED|ERROR|ERRORED)\ [\w./\\:\[-]"  # `FAILED tests/x.py::y`
     r"|[✗✖×✘]\ |not\ ok\b|---\ FAIL\b"
@@ -282,12 +283,16 @@ _ITEM_RE = re.compile(
 )
 _ITEM_SUFFIXES = (" FAIL", " FAILED", " ERROR", "...FAIL", "...FAILED", "...ERROR")
 # A tool's diagnostic `path:line:column: message` (compilers, linters, type checkers).
-_DIAGNOSTIC_RE = re.compile(r"\s{0,40}(?:[A-Za-z]:)?[\w./\\@+-]{1,400}:\d{1,9}:\d{1,9}:\ \S")
+_DIAGNOSTIC_RE = re.compile(
+    r"^(?:" r"\s{0,40}(?:[A-Za-z]:)?[\w./\\@+-]{1,400}:\d{1,9}:\d{1,9}:\ \S" r")"
+)
 # A line that is a warning report as a whole (a leading level, or a diagnostic's kind).
 _WARNING_LINE_RE = re.compile(
+    r"^(?:"
     r"\s{0,40}(?:\[?[\d:.,/TZ+-]{6,40}\]?\s{1,4})?"
     r"(?:npm\ WARN\b|\[WARN(?:ING)?\]|WARN(?:ING)?\b:?|[Ww]arning:|W:\ |w:\ |\[warn\])"
-    r"|\s{0,40}\S{1,400}?:\d{1,9}(?::\d{1,9})?:\s{0,4}(?:\[?\w{1,20}\]?\s{0,4})?warning\b",
+    r"|\s{0,40}\S{1,400}?:\d{1,9}(?::\d{1,9})?:\s{0,4}(?:\[?\w{1,20}\]?\s{0,4})?warning\b"
+    r")",
 )
 # A check or test reported as passed (`... ok`, `checking for x... no`), or a runner's
 # SKIP/PASS line (it names a test; it reports no failure).
@@ -298,8 +303,10 @@ _PASSING_SUFFIX_RE = re.compile(
     re.IGNORECASE,
 )
 _PASSING_START_RE = re.compile(
+    r"^(?:"
     r"\s{0,40}(?:(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?!,\s*but\b)"
     r"|[✓✔] )"
+    r")"
 )
 _FAIL_AFTER_RE = re.compile(r"(?<![X\w])FAIL")
 
@@ -315,7 +322,9 @@ _EXIT_RE = re.compile(
     r"|return ?code\W{0,3}(-?\d{1,9})"
 )
 _BARE_EXIT_RE = re.compile(
+    r"^(?:"
     r"\s{0,40}(?:\[[^\]\n]{0,80}\]\s{0,8})?(?:exit|rc|status)\s{0,4}[:=]\s{0,4}(-?\d{1,9})\s*$"
+    r")"
 )
 _EXIT_HINTS = ("exit", "error ", "return", "status", "rc")
 # A build's or a step's failure verdict (CI systems and build tools).
@@ -327,19 +336,21 @@ _STEP_END_RE = re.compile(
     r"|error: Recipe [^\n]{1,200} failed"
     r"|Command failed\b"
 )
-_STEP_START_RE = re.compile(r"Finished: (?:FAILURE|ABORTED|UNSTABLE)|##\[error\]")
+_STEP_START_RE = re.compile(r"^(?:Finished: (?:FAILURE|ABORTED|UNSTABLE)|##\[error\])")
 _STEP_HINTS = ("build", "finished:", "##[error]", "the command", "elifecycle", "recipe", "command")
 
 # --------------------------------------------------------------------------- continuation
 
 _CONTINUATION_RE = re.compile(
     r"""
+    ^(?:
     \s+at\ \S | \s*at\ [\w$.<]{1,400}\( | \s*File\ "[^"\n]{0,400}",\ line\ \d | \s+\.\.\.\ \d+\ more
     | \s*\#\d{1,4}\ +(?:0x[0-9a-f]|\S{1,400}\ in\ ) | \s*from\ \S{1,400}:\d | \s*(?:E|>)\ {2}
     | \s*Caused\ by: | \s*Also: | \s*\^+\s*$ | \s*~+\^?~*\s*$ | \s*\|
     | \s*[-+]\ ?\S | \s*(?:Expected|Actual|Received|expected|actual)\b
     | \s*\(\S{1,400}\ [\d.\w-]{1,80}\)\ \S{1,400}:\d | \s*\S{1,400}\.\w{1,5}:\d
     | \s{2,}\S | \t\S
+    )
     """,
     re.VERBOSE,
 )

@@ -270,21 +270,25 @@ def _fold(text: str) -> str:
 
 
 _STAMP_TOKEN_RE = re.compile(
-    r"(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$"
+    r"^(?:" r"(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$" r")"
 )
 _LOG_RECORD_RE = re.compile(
+    r"^(?:"
     r"\s{0,40}(?:\[?\d{4}-\d\d-\d\d[T ]\d|\w{3} +\d{1,2} \d\d:\d\d:\d\d|\[?\d\d:\d\d:\d\d[.,]\d"
     r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE)\]?\s{1,8}[\w.$-]{1,200}:\s)"
+    r")"
 )
 _PROMPT_RE = re.compile(
+    r"^(?:"
     r"\s{0,40}(?:\$|>|#\#\[group\]Run|\+) \S"
+    r")"
     # Travis prints a step's command after its fold and timing markers on the same line.
     r"|travis_(?:fold|time):[^$\n]{0,400}\$ \S"
 )
 # A line that starts a new step for sure: a shell prompt, a CI group (not `+ ` or `> `,
 # which are also diff and quote lines).
 _STEP_START_RE = re.compile(
-    r"\s{0,40}(?:\$ \S|#\#\[group\]Run )|travis_(?:fold|time):[^$\n]{0,400}\$ \S"
+    r"^(?:" r"\s{0,40}(?:\$ \S|#\#\[group\]Run )|travis_(?:fold|time):[^$\n]{0,400}\$ \S" r")"
 )
 # A stack frame in test code (`/test/`, `_test.rb`, `FooTest.bar(`, `test_x.py`).
 _TEST_FRAME_RE = re.compile(
@@ -293,11 +297,13 @@ _TEST_FRAME_RE = re.compile(
 )
 # A labelled separator line (`========DIFF========`, `----- END -----`): it delimits a block.
 _SEPARATOR_RE = re.compile(
-    r"\s{0,40}([=\-_*#~+])\1{3,}\s{0,8}[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s{0,8}\1{4,}\s*$"
+    r"^(?:" r"\s{0,40}([=\-_*#~+])\1{3,}\s{0,8}[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s{0,8}\1{4,}\s*$" r")"
 )
 _NOISE_RE = re.compile(
+    r"^(?:"
     r"\s{0,40}(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
     r"Receiving objects|Resolving deltas|remote: (?:Counting|Compressing)|\.{8})"
+    r")"
 )
 
 Role = str

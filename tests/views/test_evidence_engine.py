@@ -1,0 +1,130 @@
+"""The evidence engine: filled budgets, within-line cuts, the error status, the train corpus."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.views._salience import analyse
+from langchain_result_layer.views.command import CommandView
+from langchain_result_layer.views.logs import LogView
+from tests.views.conftest import COUNTER, assert_fence_unforgeable, assert_fits, make_ctx
+
+VIEW = CommandView()
+_MARKER_RE = re.compile(r"\[(\w+): chars ([\d,]+)-([\d,]+) omitted\]")
+
+
+def _build_log(lines: int = 4_000) -> str:
+    body = [f"[INFO] compiling module {i} of the project" for i in range(lines)]
+    body[lines // 2] = "src/core.c:10:5: error: expected ';' before '}' token"
+    return "\n".join([*body, "Tests run: 9, Failures: 2", "exit code 1"]) + "\n"
+
+
+@pytest.mark.parametrize("tokens", [600, 1_000, 2_000, 4_000])
+def test_a_view_that_leaves_lines_out_fills_its_budget(tokens: int) -> None:
+    raw = _build_log()
+    ctx = make_ctx("command", tokens=tokens)
+    out = VIEW.render(VIEW.prepare(raw), ctx)
+    assert_fits(out.content, ctx)
+    assert out.view.omitted  # lines were left out ...
+    assert COUNTER.count(str(out.content)) >= 0.9 * tokens  # ... so the budget is used
+
+
+def test_a_long_error_line_is_cut_within_with_exact_ranges() -> None:
+    long_line = "x" * 20_000 + " FATAL: cannot allocate 4096 bytes " + "y" * 20_000
+    raw = "\n".join([*(f"step {i}" for i in range(300)), long_line, "exit code 1"]) + "\n"
+    ctx = make_ctx("command", tokens=1_500)
+    out = VIEW.render(VIEW.prepare(raw), ctx)
+    content = str(out.content)
+    assert_fits(content, ctx)
+    assert_fence_unforgeable(content)
+    assert "FATAL: cannot allocate 4096 bytes" in content  # the salient span of the line
+    line_start = raw.index(long_line)
+    markers = _MARKER_RE.findall(content)
+    assert markers
+    covered = 0
+    for _, a, b in markers:
+        start, end = int(a.replace(",", "")), int(b.replace(",", ""))
+        assert line_start <= start < end <= line_start + len(long_line)
+        assert set(raw[start:end]) <= {"x", "y", " "}  # only the filler was cut
+        covered += end - start
+    # The view and its record state the same cuts, and a fetch by offset reads each one.
+    window = next(i for i in out.view.items if i["type"] == "window" and i["cuts"])
+    cuts = [c for per_line in window["cuts"].values() for c in per_line]
+    assert sum(end - start for _, start, end in cuts) == covered
+    assert "A cut part: fetch_tool_result(" in content
+    ref = Reference.parse(content.split("A cut part: fetch_tool_result(ref=")[1].split('"')[1])
+    assert ref.offset is not None
+    assert ref.limit is not None
+    assert any(ref.offset == start and ref.limit == end - start for _, start, end in cuts)
+
+
+def test_the_log_view_honours_an_error_status() -> None:
+    log = "\n".join(
+        [f"2024-01-02 10:00:{i % 60:02d} INFO worker {i} done" for i in range(3_000)]
+        + ["2024-01-02 10:59:59 INFO shutting down"]
+    )
+    view = LogView()
+    prepared = view.prepare(log)
+    ok = view.render(prepared, make_ctx("log", tokens=800))
+    failed = view.render(prepared, make_ctx("log", tokens=800, is_error=True))
+    assert_fits(failed.content, make_ctx("log", tokens=800, is_error=True))
+    assert "(status: error)" in str(failed.content).split("\n", 1)[0]
+    assert "(status: error)" not in str(ok.content).split("\n", 1)[0]
+    assert failed.view.status == "error"
+    # The tail of an error result weighs more: its last line ranks at least as high.
+    plain = prepared.data.analysis
+    weighted = plain.for_status(is_error=True)
+    last = plain.total_lines
+    assert weighted.priority[last] > plain.priority[last]
+    assert weighted.ranked().index(last) <= plain.ranked().index(last)
+
+
+def test_the_first_copy_of_a_repeated_failure_outranks_the_later_ones() -> None:
+    block = ["1) FooTest::testBar", "Function x() is deprecated", "", "/app/tests/FooTest.php:12"]
+    lines = ["$ phpunit"]
+    for run in range(4):
+        lines += [f"Running suite {run}", *(f"ok {i}" for i in range(200)), *block]
+    lines += [
+        "FAILURES!",
+        "Tests: 400, Assertions: 12, Errors: 4.",
+        'The command "phpunit" exited with 1.',
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    copies = [ln for ln, text in analysis.texts.items() if text == "1) FooTest::testBar"]
+    first, *later = sorted(copies)
+    assert all(analysis.priority[first] > analysis.priority[ln] for ln in later)
+
+
+def _train_cases(corpus: Path) -> list[dict[str, object]]:
+    path = corpus / "train" / "cases.jsonl"
+    if not path.is_file():
+        pytest.skip("no train/ folder in the corpus")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("tokens", [1_000, 2_000])
+def test_train_logs_fit_and_state_what_they_leave_out(corpus: Path, tokens: int) -> None:
+    cases = _train_cases(corpus)
+    step = 1 if tokens == 2_000 else 4
+    for case in cases[::step]:
+        raw = (corpus / "train" / str(case["path"])).read_text(encoding="utf-8", errors="replace")
+        ctx = make_ctx("command", tokens=tokens)
+        out = VIEW.render(VIEW.prepare(raw), ctx)
+        content = str(out.content)
+        assert_fits(content, ctx)
+        assert_fence_unforgeable(content)
+        view = out.view
+        windows = [i for i in view.items if i["type"] == "window"]
+        assert sum(w["end_line"] - w["start_line"] + 1 for w in windows) == view.shown
+        assert sum(r.lines for r in view.omitted) + view.shown == view.total, case["id"]
+        if view.omitted:
+            omitted_chars = sum(r.chars for r in view.omitted)
+            assert f"({omitted_chars:,} char" in content, case["id"]  # the exact notice
+            assert "Full result: ref://tool-result/" in content
+        for ref in view.references.values():
+            Reference.parse(ref)
