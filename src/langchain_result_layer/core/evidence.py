@@ -104,7 +104,7 @@ _DETAIL_WORDS = frozenset(
     {"unable", "invalid", "missing", "unexpected", "incompatible", "undefined", "unresolved"}
 )
 _DETAIL_STEMS = ("conflict", "not installed", "not available", "not defined", "not supported")
-_ERROR_PHRASES = ("not found", "could not", "no such file")
+_ERROR_PHRASES = ("not found", "could not", "no such file", "timed out")
 """Phrases that report a failure as plainly as an error word (lower-cased substrings)."""
 _WARNING_WORDS = frozenset({"warning", "warnings", "warn", "deprecated", "deprecation"})
 # Expected and actual values: `expected 1 but was 2`, `Expected: 3`, `actual: 4`.
@@ -283,9 +283,7 @@ _ITEM_RE = re.compile(
 )
 _ITEM_SUFFIXES = (" FAIL", " FAILED", " ERROR", "...FAIL", "...FAILED", "...ERROR")
 # A tool's diagnostic `path:line:column: message` (compilers, linters, type checkers).
-_DIAGNOSTIC_RE = re.compile(
-    r"^(?:" r"\s{0,40}(?:[A-Za-z]:)?[\w./\\@+-]{1,400}:\d{1,9}:\d{1,9}:\ \S" r")"
-)
+_DIAGNOSTIC_RE = re.compile(r"^(?:\s{0,40}(?:[A-Za-z]:)?[\w./\\@+-]{1,400}:\d{1,9}:\d{1,9}:\ \S)")
 # A line that is a warning report as a whole (a leading level, or a diagnostic's kind).
 _WARNING_LINE_RE = re.compile(
     r"^(?:"

@@ -61,7 +61,7 @@ __all__ = ["DEFAULT_SETTINGS", "Analysis", "SalienceSettings", "analyse", "windo
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
 
-FULL_SCAN_CHARS = 128_000
+FULL_SCAN_CHARS = 256_000
 """The last this many characters of a text are searched for every kind of signal (warnings,
 details, exit statuses); the rest for the core signals only (see `_candidate_lines`)."""
 
@@ -270,7 +270,7 @@ def _fold(text: str) -> str:
 
 
 _STAMP_TOKEN_RE = re.compile(
-    r"^(?:" r"(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$" r")"
+    r"^(?:(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$)"
 )
 _LOG_RECORD_RE = re.compile(
     r"^(?:"
@@ -288,7 +288,7 @@ _PROMPT_RE = re.compile(
 # A line that starts a new step for sure: a shell prompt, a CI group (not `+ ` or `> `,
 # which are also diff and quote lines).
 _STEP_START_RE = re.compile(
-    r"^(?:" r"\s{0,40}(?:\$ \S|#\#\[group\]Run )|travis_(?:fold|time):[^$\n]{0,400}\$ \S" r")"
+    r"^(?:\s{0,40}(?:\$ \S|#\#\[group\]Run )|travis_(?:fold|time):[^$\n]{0,400}\$ \S)"
 )
 # A stack frame in test code (`/test/`, `_test.rb`, `FooTest.bar(`, `test_x.py`).
 _TEST_FRAME_RE = re.compile(
@@ -297,7 +297,7 @@ _TEST_FRAME_RE = re.compile(
 )
 # A labelled separator line (`========DIFF========`, `----- END -----`): it delimits a block.
 _SEPARATOR_RE = re.compile(
-    r"^(?:" r"\s{0,40}([=\-_*#~+])\1{3,}\s{0,8}[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s{0,8}\1{4,}\s*$" r")"
+    r"^(?:\s{0,40}([=\-_*#~+])\1{3,}\s{0,8}[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s{0,8}\1{4,}\s*$)"
 )
 _NOISE_RE = re.compile(
     r"^(?:"
