@@ -21,15 +21,8 @@ from tests.security._patterns import FoundPattern, package_patterns, worst_time
 BUDGET_S = 0.05
 LINE_CHARS = 20_000
 
-# Quadratic today, in files owned by the `evidence` helper (issue 11), being rewritten there.
-STILL_QUADRATIC: dict[str, str] = {
-    "langchain_result_layer.core.evidence:_ANY_SIGNAL_RE": (
-        "digit runs: 1.3 s on 20,000 '1's (owner: evidence; issue 12 item 2)"
-    ),
-    "langchain_result_layer.core.evidence:_CONTINUATION_RE": (
-        "runs of '~': quadratic (applied to line[:400] today; owner: evidence)"
-    ),
-}
+# Quadratic today, in files other helpers are rewriting (none left).
+STILL_QUADRATIC: dict[str, str] = {}
 
 PATTERNS = package_patterns()
 
