@@ -185,7 +185,7 @@ class Segment:
 
 @dataclass(slots=True)
 class TextTruncation:
-    """What the engine produced.
+    r"""What the engine produced.
 
     Attributes:
         text: The rendered view (header, fence, kept segments, markers, notice).
@@ -204,7 +204,12 @@ class TextTruncation:
 
     Example:
         ```python
-        cut.omitted_chars  # doctest: +SKIP
+        from langchain_result_layer.core.tokens import ApproximateTokenCounter
+
+        raw = "line\n" * 10_000
+        cut = truncate_text(raw, budget=Budget(tokens=200, chars=2_000),
+                            counter=ApproximateTokenCounter())
+        assert cut.omitted_chars + cut.kept_chars == len(raw)
         ```
     """
 
@@ -753,6 +758,8 @@ def truncate_text(
 
     Example:
         ```python
+        from langchain_result_layer.core.tokens import ApproximateTokenCounter
+
         cut = truncate_text("x\n" * 100_000, budget=Budget(tokens=300, chars=2_000),
                             counter=ApproximateTokenCounter())
         assert cut.truncated and cut.omitted[0].start_line > 1

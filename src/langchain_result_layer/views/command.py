@@ -154,7 +154,7 @@ def render_line_evidence(
     compose: Callable[[ResultView, list[Window], ViewContext, Fence], Layout],
     extra_parts: list[str],
 ) -> tuple[str, ResultView] | None:
-    """Fit the most lines (by priority) that the budget allows; shared by command and log views.
+    r"""Fit the most lines (by priority) that the budget allows; shared by command and log views.
 
     Args:
         analysis: Line priorities.
@@ -169,8 +169,19 @@ def render_line_evidence(
 
     Example:
         ```python
-        fitted = render_line_evidence(analysis=analyse(raw), ctx=ctx, build_view=build,
-                                      compose=compose, extra_parts=[])
+        raw = "".join(f"step {i}\n" for i in range(3_000)) + "error: disk full\nexit code 1\n"
+        view = CommandView()
+        prepared = view.prepare(raw)
+        analysis = prepared.data.analysis
+        summary = {"lines": analysis.total_lines, "chars": len(raw)}
+
+        def build(shown, where):
+            return view._view(where, analysis, summary, shown, raw)
+
+        text, result = render_line_evidence(
+            analysis=analysis, ctx=ctx, build_view=build, compose=view._compose, extra_parts=[]
+        )
+        assert "error: disk full" in text and result.shown > 0
         ```
     """
     ranked = analysis.ranked()[:_MAX_RANKED]
@@ -365,7 +376,7 @@ class CommandView(ResultViewBuilder):
 def line_references(
     ctx: ViewContext, analysis: Analysis, omitted: list[OmittedRange]
 ) -> dict[str, str]:
-    """References to the whole result, its first and last errors and the largest gap.
+    r"""References to the whole result, its first and last errors and the largest gap.
 
     Args:
         ctx: The view context.
@@ -377,7 +388,9 @@ def line_references(
 
     Example:
         ```python
-        refs = line_references(ctx, analysis, omitted)
+        analysis = analyse("".join(f"step {i}\n" for i in range(500)) + "error: boom\n")
+        refs = line_references(ctx, analysis, omitted=[])
+        assert refs["first_error"].endswith("start_line=496&end_line=501")
         ```
     """
     references: dict[str, str] = {}
@@ -444,7 +457,7 @@ def _command_summary(analysis: Analysis, status: ExitStatus | None, raw: str) ->
 def finish_line_layout(
     header: str, sections: list[Section], view: ResultView, shown: list[Window], ctx: ViewContext
 ) -> Layout:
-    """Observations, omissions and references after the windows (shared with the log view).
+    r"""Observations, omissions and references after the windows (shared with the log view).
 
     Args:
         header: The header line.
@@ -458,8 +471,12 @@ def finish_line_layout(
 
     Example:
         ```python
-        layout = finish_line_layout(header, window_sections(shown, fence), view, shown, ctx)
-        text = layout.render(fence)
+        from langchain_result_layer.core.render import Fence
+
+        out = CommandView().render(CommandView().prepare("ok\n" * 5_000 + "exit code 2\n"), ctx)
+        fence = Fence.for_content()
+        layout = finish_line_layout("[header]", [], out.view, [], ctx)
+        assert layout.footer.startswith("[Omitted:") and layout.render(fence).startswith("[header]")
         ```
     """
     if view.observations:

@@ -66,7 +66,7 @@ def text_result_view(
     ctx: ViewContext,
     reference: Reference | None,
 ) -> ResultView:
-    """Build the `ResultView` record of a text truncation.
+    r"""Build the `ResultView` record of a text truncation.
 
     Args:
         cut: The engine's output.
@@ -80,7 +80,10 @@ def text_result_view(
 
     Example:
         ```python
+        raw = "step\n" * 5_000
+        cut = truncate_text(raw, budget=ctx.budget, counter=ctx.counter)
         view = text_result_view(cut, kind="text", raw=raw, ctx=ctx, reference=None)
+        assert view.truncated and view.original_lines == 5_000
         ```
     """
     references: dict[str, str] = {}
@@ -193,7 +196,7 @@ def read_more_hint(reference: Reference, ctx: ViewContext) -> str:
 
     Example:
         ```python
-        read_more_hint(ref, ctx)  # doctest: +SKIP
+        assert read_more_hint(ref, ctx).startswith(f"{ctx.fetch_tool_name}(ref=")
         ```
     """
     return fetch_call(reference, tool_name=ctx.fetch_tool_name)
