@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.evidence import (
@@ -183,14 +183,7 @@ class ErrorKind:
 
     def as_item(self) -> dict[str, object]:
         """The JSON-ready `ResultView.items` entry (`type` `error_kind`)."""
-        return {
-            "type": "error_kind",
-            "template_id": self.template_id,
-            "count": self.count,
-            "first_line": self.first_line,
-            "last_line": self.last_line,
-            "example": self.example,
-        }
+        return {"type": "error_kind", **asdict(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,13 +197,7 @@ class TemplateRow:
 
     def as_item(self) -> dict[str, object]:
         """The JSON-ready `ResultView.items` entry (`type` `template`)."""
-        return {
-            "type": "template",
-            "template": self.template,
-            "count": self.count,
-            "first_line": self.first_line,
-            "last_line": self.last_line,
-        }
+        return {"type": "template", **asdict(self)}
 
 
 @dataclass(slots=True)
