@@ -4,6 +4,12 @@ By default the tenant, user and thread come from `config["configurable"]` keys `
 `user_id` and `thread_id` (the thread id LangGraph checkpointers already use). Key names are
 configurable, or a callback can compute the principal from the config.
 
+A principal is compared as text: a value is a `str`, an `int` or a `uuid.UUID`, and ints and
+UUIDs count as their canonical text, so `tenant_id=1` and `tenant_id="1"` are the same tenant
+(the application sets these values, and one id written two ways is one tenant). Any other
+type (`bool`, `float`, containers, objects with their own `__str__`) is refused with a
+`TypeError`: its text is ambiguous (`True`, `1.0`) or not the application's to choose.
+
 Example:
     ```python
     from langchain_result_layer.principal import PrincipalResolver
@@ -16,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,9 +36,17 @@ def _get(configurable: Mapping[str, Any], key: str | None) -> str | None:
     if key is None:
         return None
     value = configurable.get(key)
-    if value is None:
-        return None
-    return str(value)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    msg = (
+        f"configurable[{key!r}] must be a str, an int or a UUID (principals are compared as "
+        f"text), got {type(value).__name__}"
+    )
+    raise TypeError(msg)
 
 
 @dataclass(frozen=True, slots=True)

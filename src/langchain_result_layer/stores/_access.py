@@ -42,6 +42,9 @@ class AccessPolicy:
         allow: Extra rule `allow(owner, caller) -> bool`, checked after the built-in ones
             (for example to let an auditor read everything of a tenant: return `True` for
             them even when the user differs).
+        require_principal: Refuse to save a result whose principal has no tenant, no user
+            and no thread. Without it such a record is readable by every caller that has no
+            principal either: set it when one layer serves several principals.
 
     Example:
         ```python
@@ -58,6 +61,9 @@ class AccessPolicy:
 
     allow: Callable[[Principal, Principal], bool] | None = None
     """Optional extra rule; when set it decides for records the built-in rules refuse."""
+
+    require_principal: bool = False
+    """Refuse saves with an empty principal (no tenant, user or thread)."""
 
     def permits(self, owner: Principal, caller: Principal) -> bool:
         """Whether `caller` may read a record owned by `owner`.

@@ -18,12 +18,14 @@ from langchain_result_layer.stores._chunks import (
     line_count_of,
     plan_cap,
 )
+from langchain_result_layer.stores._faults import safe_audit_text
 from langchain_result_layer.stores.base import Principal, ReadResult, RecordMeta
 
 __all__ = [
     "ASYNC_INLINE_LIMIT",
     "PutPlan",
     "StoreStats",
+    "check_principal",
     "layout_of",
     "plan_put",
     "read_result",
@@ -152,12 +154,15 @@ def plan_put(
     extra: Mapping[str, Any] | None,
     record_id: str | None,
     now: float,
+    require_principal: bool = False,
 ) -> PutPlan:
     """Validate the arguments of `put` and measure the data.
 
     Raises:
         TypeError: Bad argument types.
-        ValueError: Bad id, kind or TTL.
+        ValueError: Bad id, kind or TTL; a principal with NUL characters or lone surrogates
+            (no database stores them the same); an empty principal when
+            `require_principal`.
     """
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
@@ -167,6 +172,7 @@ def plan_put(
     if not isinstance(principal, Principal):
         msg = f"principal must be a Principal, got {type(principal).__name__}"
         raise TypeError(msg)
+    check_principal(principal, require=require_principal)
     if not is_kind_name(kind):
         msg = f"kind must match [a-z][a-z0-9_]{{0,31}}, got {kind!r}"
         raise ValueError(msg)
@@ -190,6 +196,28 @@ def plan_put(
         tool_call_id=tool_call_id,
         extra=dict(extra or {}),
     )
+
+
+def check_principal(principal: Principal, *, require: bool) -> None:
+    """Refuse a principal a store cannot keep exactly, or an empty one when `require`.
+
+    Raises:
+        ValueError: With what to fix.
+    """
+    for name, value in principal.as_dict().items():
+        if value is not None and safe_audit_text(value) != value:
+            msg = (
+                f"the principal's {name} contains NUL characters or lone surrogates; a result "
+                "saved under it could not be kept the same by every store"
+            )
+            raise ValueError(msg)
+    if require and principal == Principal():
+        msg = (
+            "this store refuses results saved with no principal (no tenant, user or thread: "
+            "AccessPolicy(require_principal=True)); pass tenant_id, user_id or thread_id in "
+            "the run's config"
+        )
+        raise ValueError(msg)
 
 
 def layout_of(meta: RecordMeta) -> Layout:

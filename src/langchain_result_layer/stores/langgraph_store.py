@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import re
 import secrets
 import threading
@@ -69,6 +70,7 @@ from langchain_result_layer.stores._core import (
     read_result,
     validate_record_id,
 )
+from langchain_result_layer.stores._faults import describe_fault, safe_audit_text
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     AuditEntry,
@@ -78,6 +80,8 @@ from langchain_result_layer.stores.base import (
 )
 
 __all__ = ["LangGraphResultStore"]
+
+logger = logging.getLogger("langchain_result_layer.stores")
 
 _PLAIN_RE = re.compile(r"[\x00\ud800-\udfff]")
 _PAGE = 200
@@ -222,8 +226,12 @@ class LangGraphResultStore:
         except ResultLayerError:
             raise
         except Exception as exc:
-            msg = f"LangGraph store {type(self.store).__name__} failed: {type(exc).__name__}: {exc}"
-            raise StoreUnavailableError(msg[:500]) from exc
+            # The driver's text can quote hosts and users: the model sees a general account.
+            message, _down = describe_fault(exc, operation="operation")
+            logger.warning("LangGraph store %s failed: %s", type(self.store).__name__, exc)
+            raise StoreUnavailableError(
+                f"{message} (LangGraph {type(self.store).__name__})"
+            ) from exc
 
     def _audit_op(
         self, principal: Principal, record_id: str, action: str, rng: str, ok: bool
@@ -232,10 +240,10 @@ class LangGraphResultStore:
         key = f"{time.time_ns():020d}-{secrets.token_hex(4)}"
         value = {
             "at": now,
-            "tenant": principal.tenant,
-            "user": principal.user,
-            "thread": principal.thread,
-            "record_id": record_id[:128],
+            "tenant": safe_audit_text(principal.tenant),
+            "user": safe_audit_text(principal.user),
+            "thread": safe_audit_text(principal.thread),
+            "record_id": safe_audit_text(record_id[:128]),
             "action": action,
             "range": rng,
             "granted": ok,
@@ -304,6 +312,7 @@ class LangGraphResultStore:
             extra=extra,
             record_id=record_id,
             now=self._clock(),
+            require_principal=self.access.require_principal,
         )
         with self._quota_lock:
             if record_id is not None and self._get_value(record_id) is not None:

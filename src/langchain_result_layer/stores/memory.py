@@ -180,6 +180,7 @@ class InMemoryResultStore:
             extra=extra,
             record_id=record_id,
             now=self._clock(),
+            require_principal=self.access.require_principal,
         )
         with self._lock:
             if plan.record_id in self._records:

@@ -33,6 +33,7 @@ import hashlib
 import itertools
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -84,6 +85,12 @@ from langchain_result_layer.stores._core import (
     read_result,
     validate_record_id,
 )
+from langchain_result_layer.stores._faults import (
+    FailFast,
+    StoreTimeouts,
+    describe_fault,
+    safe_audit_text,
+)
 from langchain_result_layer.stores._schema import SCHEMA_VERSION, Tables, ensure_schema, make_tables
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
@@ -114,6 +121,16 @@ def _normalise_url(url: str) -> str:
     return url
 
 
+def _sqlite_file(engine: Engine) -> str | None:
+    """The file of a file-backed SQLite engine (`None` for memory and other databases)."""
+    if engine.dialect.name != "sqlite" or _is_memory_sqlite(engine):
+        return None
+    database = engine.url.database or ""
+    if database.startswith("file:"):
+        database = database[len("file:") :].split("?", 1)[0]
+    return os.path.abspath(database) if database else None
+
+
 def _is_memory_sqlite(engine: Engine) -> bool:
     database = engine.url.database
     return engine.dialect.name == "sqlite" and (
@@ -121,7 +138,7 @@ def _is_memory_sqlite(engine: Engine) -> bool:
     )
 
 
-def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
+def _install_sqlite_hooks(engine: Engine, *, wal: bool, busy_ms: int) -> None:
     """Pragmas on connect and an explicit `BEGIN` (IMMEDIATE for writes)."""
     if getattr(engine, "_lrl_sqlite_hooks", False):
         return
@@ -131,7 +148,7 @@ def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
         dbapi_conn.isolation_level = None  # the driver must not open transactions itself
         cur = dbapi_conn.cursor()
         try:
-            cur.execute("PRAGMA busy_timeout = 30000")
+            cur.execute(f"PRAGMA busy_timeout = {int(busy_ms)}")
             if wal:
                 with contextlib.suppress(Exception):
                     cur.execute("PRAGMA journal_mode = WAL")
@@ -342,6 +359,7 @@ class SQLResultStore:
         audit_ttl_seconds: float | None = 90 * 24 * 3600.0,
         durable_audit: bool = False,
         engine_options: Mapping[str, Any] | None = None,
+        timeouts: StoreTimeouts | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if chunk_size < 1:
@@ -358,8 +376,12 @@ class SQLResultStore:
         self.tables = make_tables(table_prefix)
         self.stats = StoreStats()
         self._clock = clock
+        self.timeouts = timeouts if timeouts is not None else StoreTimeouts()
+        self._fail_fast = FailFast(self.timeouts.retry_after_seconds)
         self._owns_engine = isinstance(url, str)
-        self.engine = self._make_engine(url, dict(engine_options or {}))
+        self.engine = self._make_engine(url, dict(engine_options or {}), self.timeouts)
+        # Timeouts of an engine made elsewhere are set per transaction (SET LOCAL).
+        self._set_local_timeouts = not self._owns_engine
         self.dialect = self.engine.dialect.name
         self._serial: threading.Lock | None = (
             threading.Lock() if _is_memory_sqlite(self.engine) else None
@@ -370,14 +392,20 @@ class SQLResultStore:
         self.durable_audit = durable_audit
         self._relaxed_audit = self.dialect == "postgresql" and not durable_audit
         if self.dialect == "sqlite":
-            _install_sqlite_hooks(self.engine, wal=not _is_memory_sqlite(self.engine))
+            _install_sqlite_hooks(
+                self.engine,
+                wal=not _is_memory_sqlite(self.engine),
+                busy_ms=self.timeouts.sqlite_busy_ms(),
+            )
         self._ready = threading.Event()
         self._ready_lock = threading.Lock()
+        self._sqlite_path = _sqlite_file(self.engine)
+        self._sqlite_identity: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ engine
 
     @staticmethod
-    def _make_engine(url: str | Engine, options: dict[str, Any]) -> Engine:
+    def _make_engine(url: str | Engine, options: dict[str, Any], timeouts: StoreTimeouts) -> Engine:
         if isinstance(url, Engine):
             return url
         if not isinstance(cast("object", url), str):
@@ -396,44 +424,109 @@ class SQLResultStore:
         elif backend == "postgresql":
             options.setdefault("pool_size", 8)
             options.setdefault("max_overflow", 32)
-            options.setdefault("connect_args", {"connect_timeout": 10})
+            options.setdefault(
+                "connect_args",
+                {
+                    "connect_timeout": max(1, round(timeouts.connect_seconds)),
+                    "options": timeouts.postgres_options(),
+                },
+            )
         return create_engine(parsed, **options)
 
     def __repr__(self) -> str:
         return f"SQLResultStore({self.engine.url.render_as_string(hide_password=True)!r})"
 
     @contextlib.contextmanager
-    def _connection(self, *, write: bool, audit_only: bool = False) -> Iterator[Connection]:
+    def _connection(
+        self, *, write: bool, audit_only: bool = False, operation: str = "operation"
+    ) -> Iterator[Connection]:
         """A connection in a transaction; SQLAlchemy errors become `StoreUnavailableError`.
 
         `audit_only` marks a read whose only write is its audit row: on PostgreSQL, unless
-        `durable_audit`, that commit does not wait for the WAL flush.
+        `durable_audit`, that commit does not wait for the WAL flush. Errors name no
+        connection detail (see `_faults`); after a connection failure, calls fail at once for
+        `timeouts.retry_after_seconds`.
         """
+        self._fail_fast.check()
         serial = self._serial
         if serial is not None:
             serial.acquire()
         try:
             self._ensure_ready()
+            if write:
+                self._check_sqlite_file()
             with self.engine.connect() as conn:
                 if write and self.dialect == "sqlite":
                     conn.execution_options(lrl_begin="IMMEDIATE")
                 with conn.begin():
+                    if self._set_local_timeouts and self.dialect == "postgresql":
+                        self._set_timeouts(conn)
                     if audit_only and self._relaxed_audit:
                         conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
                     yield conn
         except ResultLayerError:
             raise
         except (SQLAlchemyError, OSError) as exc:
-            raise StoreUnavailableError(self._describe(exc)) from exc
+            raise self._unavailable(exc, operation) from exc
         finally:
             if serial is not None:
                 serial.release()
 
-    def _describe(self, exc: BaseException) -> str:
-        detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        first = detail[0] if detail else type(exc).__name__
-        where = self.engine.url.render_as_string(hide_password=True)
-        return f"{type(exc).__name__} on {where}: {first[:300]}"
+    def _set_timeouts(self, conn: Connection) -> None:
+        t = self.timeouts
+        settings = []
+        if t.statement_seconds is not None:
+            settings.append(f"SET LOCAL statement_timeout = {int(t.statement_seconds * 1000)}")
+        if t.lock_seconds is not None:
+            settings.append(f"SET LOCAL lock_timeout = {int(t.lock_seconds * 1000)}")
+        if settings:
+            conn.exec_driver_sql("; ".join(settings))
+
+    def _unavailable(self, exc: BaseException, operation: str) -> StoreUnavailableError:
+        message, connection_failed = describe_fault(exc, operation=operation)
+        if connection_failed:
+            self._fail_fast.tripped()
+        logger.warning("result store %s failed: %s", operation, exc)
+        return StoreUnavailableError(message)
+
+    def _check_sqlite_file(self) -> None:
+        """Reopen the database when its file was deleted or replaced since it was opened.
+
+        Writes to a deleted SQLite file would land in the unlinked inode that open
+        connections still hold: nobody could ever read them, yet they would be reported as
+        saved. The check costs one `stat` per write.
+        """
+        path = self._sqlite_path
+        if path is None:
+            return
+        try:
+            st = os.stat(path)
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            identity = None
+        if identity is not None and identity == self._sqlite_identity:
+            return
+        with self._ready_lock:
+            if self._sqlite_identity is None and identity is not None:
+                self._sqlite_identity = identity  # first write: remember the file
+                return
+            if identity == self._sqlite_identity:
+                return
+            logger.warning(
+                "the result store's SQLite file %s was deleted or replaced; reopening it "
+                "(records kept only in the old file are gone)",
+                path,
+            )
+            self.engine.dispose()
+            self._ready.clear()
+        self._ensure_ready()
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            msg = "the result store's SQLite file was deleted and could not be created again"
+            raise StoreUnavailableError(msg) from exc
+        with self._ready_lock:
+            self._sqlite_identity = (st.st_dev, st.st_ino)
 
     def _ensure_ready(self) -> None:
         if self._ready.is_set():
@@ -454,7 +547,7 @@ class SQLResultStore:
             except ResultLayerError:
                 raise
             except (SQLAlchemyError, OSError) as exc:
-                raise StoreUnavailableError(self._describe(exc)) from exc
+                raise self._unavailable(exc, "setup") from exc
             self._ready.set()
 
     def migrate(self) -> int:
@@ -488,10 +581,10 @@ class SQLResultStore:
             [
                 {
                     "at": at,
-                    "tenant": p.tenant,
-                    "user_id": p.user,
-                    "thread_id": p.thread,
-                    "record_id": rid[:_AUDIT_ID_LEN],
+                    "tenant": safe_audit_text(p.tenant),
+                    "user_id": safe_audit_text(p.user),
+                    "thread_id": safe_audit_text(p.thread),
+                    "record_id": safe_audit_text(rid[:_AUDIT_ID_LEN]),
                     "action": action,
                     "range": rng,
                     "granted": ok,
@@ -501,7 +594,7 @@ class SQLResultStore:
         )
 
     def _audit(self, principal: Principal, record_id: str, action: str, rng: str, ok: bool) -> None:
-        with self._connection(write=True) as conn:
+        with self._connection(write=True, operation="audit") as conn:
             self._audit_rows(conn, [(self._clock(), principal, record_id, action, rng, ok)])
 
     def _fetch_meta(self, conn: Connection, record_id: str) -> tuple[RecordMeta, str, int] | None:
@@ -559,12 +652,13 @@ class SQLResultStore:
             extra=extra,
             record_id=record_id,
             now=self._clock(),
+            require_principal=self.access.require_principal,
         )
         extra_json = json.dumps(plan.extra, default=str, ensure_ascii=True)
         is_binary = isinstance(plan.data, bytes)
         codec = ("bytes" if is_binary else "utf8sp") + ("+zlib" if self.compress else "")
         try:
-            with self._connection(write=True) as conn:
+            with self._connection(write=True, operation="save") as conn:
                 left = None
                 if self.tenant_quota is not None:
                     if self.dialect == "postgresql":
@@ -644,7 +738,7 @@ class SQLResultStore:
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
         """Metadata of a record (audited; raises `RecordNotAccessibleError`)."""
         inline = self._audit_inline
-        with self._connection(write=inline, audit_only=inline) as conn:
+        with self._connection(write=inline, audit_only=inline, operation="read") as conn:
             found = self._checked(conn, record_id, principal)
             if inline:
                 ok = found is not None
@@ -678,7 +772,7 @@ class SQLResultStore:
         rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
         result: ReadResult | None = None
         inline = self._audit_inline
-        with self._connection(write=inline, audit_only=inline) as conn:
+        with self._connection(write=inline, audit_only=inline, operation="read") as conn:
             found = self._checked(conn, record_id, principal)
             if found is not None:
                 meta, codec, chunk_size = found
@@ -723,7 +817,7 @@ class SQLResultStore:
 
     def delete(self, record_id: str, *, principal: Principal) -> bool:
         """Delete a record the principal may read; `False` when it is not accessible."""
-        with self._connection(write=True) as conn:
+        with self._connection(write=True, operation="delete") as conn:
             found = self._checked(conn, record_id, principal)
             if found is not None:
                 self._delete_ids(conn, [found[0].record_id])
@@ -750,7 +844,7 @@ class SQLResultStore:
         r = self.tables.records.c
         total = 0
         while True:
-            with self._connection(write=True) as conn:
+            with self._connection(write=True, operation="purge") as conn:
                 ids = list(
                     conn.execute(
                         select(r.record_id).where(r.expires_at <= now).limit(batch_size)
@@ -762,7 +856,7 @@ class SQLResultStore:
             if len(ids) < batch_size:
                 break
         if self.audit_ttl_seconds is not None:
-            with self._connection(write=True) as conn:
+            with self._connection(write=True, operation="purge") as conn:
                 a = self.tables.audit.c
                 conn.execute(delete(self.tables.audit).where(a.at < now - self.audit_ttl_seconds))
         return total
@@ -780,7 +874,7 @@ class SQLResultStore:
         Returns:
             The total.
         """
-        with self._connection(write=False) as conn:
+        with self._connection(write=False, operation="read") as conn:
             return self._usage(conn, tenant, self._clock())
 
     def audit_log(self, *, record_id: str | None = None, limit: int = 100) -> list[AuditEntry]:
@@ -789,7 +883,7 @@ class SQLResultStore:
         query = select(self.tables.audit).order_by(a.id.desc()).limit(limit)
         if record_id is not None:
             query = query.where(a.record_id == record_id[:_AUDIT_ID_LEN])
-        with self._connection(write=False) as conn:
+        with self._connection(write=False, operation="read") as conn:
             rows = conn.execute(query).all()
         return [
             AuditEntry(
