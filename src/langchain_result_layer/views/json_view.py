@@ -107,7 +107,11 @@ _PAGE_OVERHEAD_CHARS = 700
 _PAGE_OVERHEAD_TOKENS = 220
 """Rough size of a page's header, fence and footer, for sizing a page from a sample."""
 _TEXT_FALLBACK = TextView()
-_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_SHOWN_KEY = 32
+"""Longest key the layer prints outside the fence (longer keys are tool data, not names)."""
+_MAX_SHOWN_PATH = 120
+_SAFE_PATH_RE = re.compile(r"\$(?:\.[A-Za-z_][A-Za-z0-9_]{0,31}|\[\d{1,12}\])*")
 _PATH_TOKEN_RE = re.compile(
     r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]"
     r"|\[(\d*):(\d*)\]"
@@ -151,7 +155,7 @@ def format_path(parts: Iterable[Part]) -> str:
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENT_RE.match(part):
+        elif _IDENT_RE.fullmatch(part):
             out += f".{part}"
         else:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")
@@ -201,16 +205,16 @@ def _resolve_parts(document: Any, parts: Sequence[Part]) -> Any:
         if isinstance(part, int):
             if not isinstance(value, list) or part >= len(value):
                 size = len(value) if isinstance(value, list) else None
-                where = format_path(walked)
+                where = _shown_path(walked, "the value there")
                 what = f"an array of {size}" if size is not None else _type_name(value)
                 msg = f"{where} is {what}; [{part}] does not exist"
                 raise LookupError(msg)
             value = value[part]
         else:
             if not isinstance(value, dict) or part not in value:
-                where = format_path(walked)
-                keys = list(value)[:10] if isinstance(value, dict) else None
-                msg = f"{where} has no key {part!r}" + (f" (keys: {keys})" if keys else "")
+                where = _shown_path(walked, "the value there")
+                keys = _shown_keys(value) if isinstance(value, dict) else ""
+                msg = f"{where} has no key {part[:_MAX_SHOWN_KEY]!r}{keys}"
                 raise LookupError(msg)
             value = value[part]
         walked.append(part)
@@ -249,8 +253,30 @@ def resolve_path(document: Any, path: str) -> Any:
 
 
 def _safe_path(path: str) -> bool:
-    """Whether `path` is made only of identifiers and indexes (safe to show outside the fence)."""
-    return bool(re.fullmatch(r"\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*", path))
+    """Whether `path` may be shown outside the fence: short identifiers and indexes only.
+
+    Keys are tool data: one that is long (a 258-char `IGNORE_ALL_PREVIOUS_INSTRUCTIONS_...`)
+    or holds anything but `[A-Za-z0-9_]` is never printed in the layer's own header, footer
+    or references; those name "an array in the outline" instead.
+    """
+    return len(path) <= _MAX_SHOWN_PATH and bool(_SAFE_PATH_RE.fullmatch(path))
+
+
+def _shown_path(parts: Iterable[Part], instead: str) -> str:
+    """`parts` as a path when it is safe to show outside the fence, else `instead`."""
+    path = format_path(parts)
+    return path if _safe_path(path) else instead
+
+
+def _shown_keys(value: dict[str, Any]) -> str:
+    """The keys of an object for a message outside the fence: safe ones, and how many."""
+    safe = [k for k in list(value)[:10] if _IDENT_RE.fullmatch(k) and len(k) <= _MAX_SHOWN_KEY]
+    count = plural(len(value), "key")
+    return (
+        f" (it has {count}: {', '.join(safe)}{', ...' if len(value) > len(safe) else ''})"
+        if (safe)
+        else f" (it has {count}; the outline lists them)"
+    )
 
 
 def _type_name(value: Any) -> str:
