@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_result_layer.core.jsonable import to_jsonable
+from langchain_result_layer.core.jsonable import parse_would_exceed, to_jsonable
 
 __all__ = [
     "DELIMITED",
@@ -860,6 +860,8 @@ def parse_text_rows(text: str, layout: TextLayout) -> ParsedRows | None:
         assert parsed.row_lines(1) == (2, 3)
         ```
     """
+    if parse_would_exceed(text):  # bounded cost: a JSON bomb or a huge table is not parsed
+        return None
     line_starts = line_starts_of(text)
     starts, ends = array("q"), array("q")
     n_lines = len(line_starts) if text else 0

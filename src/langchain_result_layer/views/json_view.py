@@ -56,7 +56,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeAlias
 
-from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
+from langchain_result_layer.core.jsonable import parse_would_exceed, to_json_text, to_jsonable
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
@@ -812,8 +812,11 @@ class JsonView(ResultViewBuilder):
         """Parse once; store text as given, objects as indented JSON (pageable by line)."""
         if isinstance(payload, str):
             try:
+                if parse_would_exceed(payload):  # a JSON bomb: bounded cost, shown as text
+                    msg = "too many values to parse"
+                    raise ValueError(msg)
                 document = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):
                 prepared = _TEXT_FALLBACK.prepare(payload)
                 prepared.facts["fallback"] = "text"
                 return prepared
