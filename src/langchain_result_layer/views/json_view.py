@@ -52,7 +52,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeAlias
 
@@ -62,6 +62,7 @@ from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.truncate import LineIndex, omitted_between
 from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views._json_stream import LazyArray, PathMissingError, value_at
 from langchain_result_layer.views._layout import (
     Layout,
     Section,
@@ -203,8 +204,8 @@ def _resolve_parts(document: Any, parts: Sequence[Part]) -> Any:
     walked: list[Part] = []
     for part in parts:
         if isinstance(part, int):
-            if not isinstance(value, list) or part >= len(value):
-                size = len(value) if isinstance(value, list) else None
+            if not isinstance(value, (list, LazyArray)) or part >= len(value):
+                size = len(value) if isinstance(value, (list, LazyArray)) else None
                 where = _shown_path(walked, "the value there")
                 what = f"an array of {size}" if size is not None else _type_name(value)
                 msg = f"{where} is {what}; [{part}] does not exist"
@@ -712,7 +713,7 @@ def _spans_of(data: _JsonData, raw: str) -> dict[Parts, Span] | None:
     return data.spans
 
 
-def _elements_per_page(array: list[Any], start: int, ctx: ViewContext) -> int:
+def _elements_per_page(array: Sequence[Any], start: int, ctx: ViewContext) -> int:
     """About how many elements from `start` a page fetched with this budget holds."""
     remaining = len(array) - start
     if remaining <= 0:
@@ -730,6 +731,28 @@ def _elements_per_page(array: list[Any], start: int, ctx: ViewContext) -> int:
     return max(1, min(estimate, MAX_PAGE_SIZE, remaining))
 
 
+_At: TypeAlias = Callable[[Parts], Any]
+"""The value at a path of the document being fetched from (arrays may be `LazyArray`s)."""
+
+
+def _streamed(raw: str) -> _At:
+    """Values of the JSON text `raw` by path, each read alone (see `_json_stream`)."""
+
+    def at(parts: Parts) -> Any:
+        try:
+            return value_at(raw, parts)
+        except PathMissingError as exc:
+            where = _shown_path(exc.walked, "the value there")
+            keys = ""
+            if exc.keys:
+                safe = [k for k in exc.keys[:10] if _IDENT_RE.fullmatch(k) and len(k) <= 32]
+                listed = f": {', '.join(safe)}{', ...' if len(exc.keys) > len(safe) else ''}"
+                keys = f" (it has {plural(len(exc.keys), 'key')}{listed if safe else ''})"
+            raise LookupError(f"{where} {exc.what}{keys}") from None
+
+    return at
+
+
 def _page_reference(base: Reference, path: str, page: int, page_size: int) -> Reference:
     return replace(base.with_path(path), page=page, page_size=page_size)
 
@@ -744,7 +767,7 @@ class _Page:
     path: str
     """The path as requested (kept for the following full page)."""
     parts: Parts
-    array: list[Any]
+    array: Sequence[Any]
     base_start: int
     """First index of the range being paged (0, or a slice's start)."""
     base_stop: int
@@ -1058,6 +1081,10 @@ class JsonView(ResultViewBuilder):
             return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
         base = ctx.reference or reference.base()
         text_call = fetch_call(base.with_lines(1, 200), tool_name=ctx.fetch_tool_name)
+        try:  # the path first: a malformed one is answered without reading the record
+            _split_path(path)
+        except ValueError as exc:
+            raise FetchSliceError(self._path_help(path, exc, base)) from exc
         if record.binary:
             msg = f"This result is binary, so it has no JSON path {path!r}. Read it by bytes."
             raise FetchSliceError(msg)
@@ -1084,25 +1111,26 @@ class JsonView(ResultViewBuilder):
             )
             raise FetchSliceError(msg)
         try:
-            document = json.loads(data)
-        except ValueError as exc:
+            return self._serve(_streamed(data), data, reference, record.size, ctx)
+        except FetchSliceError:
+            raise
+        except (LookupError, IndexError) as exc:
+            raise FetchSliceError(self._path_help(path, exc, base)) from exc
+        except (ValueError, RecursionError) as exc:
             msg = (
                 f"Cannot resolve {path!r}: the stored result is not valid JSON ({exc}). Read it "
                 f"as text instead, for example {text_call}."
             )
             raise FetchSliceError(msg) from exc
-        try:
-            return self._serve(document, data, reference, record.size, ctx)
-        except FetchSliceError:
-            raise
-        except (ValueError, LookupError) as exc:
-            msg = (
-                f"Cannot fetch {path!r}: {exc}. Paths look like $.items[3].name ($ is the "
-                f"root; $.items&page=2&page_size=50 pages through an array); the outline in "
-                f"the first view lists the paths, and {base} with no range reads the text from "
-                "the start."
-            )
-            raise FetchSliceError(msg) from exc
+
+    @staticmethod
+    def _path_help(path: str, exc: BaseException, base: Reference) -> str:
+        return (
+            f"Cannot fetch {path!r}: {exc}. Paths look like $.items[3].name ($ is the "
+            f"root; $.items&page=2&page_size=50 pages through an array); the outline in "
+            f"the first view lists the paths, and {base} with no range reads the text from "
+            "the start."
+        )
 
     def render_slice(
         self,
@@ -1125,9 +1153,8 @@ class JsonView(ResultViewBuilder):
             return None
         del slice_start_line, slice_offset, record_lines
         try:
-            document = json.loads(data)
-            return self._serve(document, data, reference, record_size, ctx)
-        except (ValueError, LookupError) as exc:  # FetchSliceError is a ValueError
+            return self._serve(_streamed(data), data, reference, record_size, ctx)
+        except (ValueError, LookupError, RecursionError) as exc:  # FetchSliceError: ValueError
             text = f"[Cannot fetch {reference.path!r}: {exc}]"
             text = clip(text, ctx.budget.chars)[0]
             view = ResultView(kind=self.kind, summary={"error": str(exc)}, truncated=True)
@@ -1136,20 +1163,22 @@ class JsonView(ResultViewBuilder):
             return Rendered(content=text, view=view)
 
     def _serve(
-        self, document: Any, raw: str, reference: Reference, record_size: int, ctx: ViewContext
+        self, at: _At, raw: str, reference: Reference, record_size: int, ctx: ViewContext
     ) -> Rendered:
         path = reference.path
         assert path is not None
         parts, cut = _split_path(path)
-        value = _resolve_parts(document, parts)
+        value = at(tuple(parts))
         paged = cut is not None or reference.page is not None or reference.page_size is not None
         if not paged:
+            if isinstance(value, LazyArray):  # shown whole: decode this value (only this one)
+                value = value.decoded()
             return self._render_value(
-                document, value, tuple(parts), raw=raw, record_size=record_size, ctx=ctx
+                at, value, tuple(parts), raw=raw, record_size=record_size, ctx=ctx
             )
         where = format_path(parts)
         shown_where = where if _safe_path(where) else "the value at that path"
-        if not isinstance(value, list):
+        if not isinstance(value, (list, LazyArray)):
             size = f" with {plural(len(value), 'key')}" if isinstance(value, dict) else ""
             msg = (
                 f"{shown_where} is {_A_TYPE[_type_name(value)]}{size}, not an array: page and "
@@ -1407,7 +1436,7 @@ class JsonView(ResultViewBuilder):
 
     def _render_value(
         self,
-        document: Any,
+        at: _At,
         value: Any,
         parts: Parts,
         *,
@@ -1425,7 +1454,7 @@ class JsonView(ResultViewBuilder):
         )
         text = f"{header}\n{fence.wrap(clean_for_display(body))}"
         base = ctx.reference
-        nxt = self._element_next(document, parts, base)
+        nxt = self._element_next(at, parts, base)
         if nxt is not None:  # the elements after this one, a page at a time
             text += f"\n[Next page: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}.]"
         if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
@@ -1448,9 +1477,7 @@ class JsonView(ResultViewBuilder):
         # Too large: outline the value itself, with paths from the root.
         return self._render_outline(_json_data(value, parts), raw, ctx)
 
-    def _element_next(
-        self, document: Any, parts: Parts, base: Reference | None
-    ) -> Reference | None:
+    def _element_next(self, at: _At, parts: Parts, base: Reference | None) -> Reference | None:
         """After an array element: the page of the elements that follow it."""
         index = parts[-1] if parts else None
         if base is None or not isinstance(index, int):
@@ -1460,10 +1487,10 @@ class JsonView(ResultViewBuilder):
         if not _safe_path(parent_path):
             return None
         try:
-            parent = _resolve_parts(document, parent_parts)
+            parent = at(parent_parts)
         except LookupError:  # pragma: no cover - the element itself resolved
             return None
-        if not isinstance(parent, list) or index + 1 >= len(parent):
+        if not isinstance(parent, (list, LazyArray)) or index + 1 >= len(parent):
             return None
         return _page_reference(
             base, _slice_path(parent_parts, index + 1, None), 1, self.default_page_size

@@ -1,0 +1,253 @@
+"""Reading one value of a JSON text without parsing the rest (for `?path=` fetches).
+
+`value_at(raw, parts)` walks the text from the root to the value at a path: containers on
+the way are read key by key (element by element), siblings are skipped with the C decoder
+one at a time, and the value itself is decoded alone. An array comes back as a
+`LazyArray`, whose elements are found and decoded only when asked for: a page of 50
+elements of a 60 MB array decodes those 50 and steps over the others, so a fetch costs the
+record's text and one element at a time, never the whole parsed document.
+
+A key given twice is found at its first occurrence (`json.loads` keeps the last).
+
+Example:
+    ```python
+    from langchain_result_layer.views._json_stream import LazyArray, value_at
+
+    items = value_at('{"a": 1, "items": [10, 20, 30]}', ("items",))
+    assert isinstance(items, LazyArray) and len(items) == 3 and items[1] == 20
+    ```
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+__all__ = ["LazyArray", "PathMissingError", "value_at"]
+
+_DECODER = json.JSONDecoder()
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]
+_WS_CHARS = " \t\n\r"
+_WS_RE = re.compile(r"[ \t\n\r]*")
+
+
+def _ws(raw: str, pos: int) -> int:
+    match = _WS_RE.match(raw, pos)
+    return match.end() if match is not None else pos
+
+
+def _skip(raw: str, pos: int) -> int:
+    """The end of the value at `pos` (decoded by the C decoder and dropped)."""
+    return int(_DECODER.raw_decode(raw, pos)[1])
+
+
+def _char(raw: str, pos: int) -> str:
+    if pos >= len(raw):
+        msg = "the JSON text ends too early"
+        raise ValueError(msg)
+    return raw[pos]
+
+
+class LazyArray(Sequence[Any]):
+    """The elements of a JSON array inside a text, located and decoded on demand.
+
+    Example:
+        ```python
+        arr = LazyArray("[1, [2, 3], 4]", 0)
+        assert arr[1] == [2, 3] and len(arr) == 3 and arr[1:] == [[2, 3], 4]
+        ```
+    """
+
+    def __init__(self, raw: str, start: int) -> None:
+        if _char(raw, start) != "[":
+            msg = "not an array"
+            raise ValueError(msg)
+        self._raw = raw
+        self._starts = array("q")
+        self._pos = _ws(raw, start + 1)
+        self._done = _char(raw, self._pos) == "]"
+        self.end: int | None = self._pos + 1 if self._done else None
+        """One past the closing `]`, once the whole array has been walked."""
+
+    def _extend(self, upto: int | None) -> None:
+        """Locate elements until index `upto` is known (or the array ends).
+
+        The hot loop of a fetch from a large array: the C scanner steps over each element
+        and whitespace is skipped inline.
+        """
+        raw, pos, starts = self._raw, self._pos, self._starts
+        scan, ws = _SCAN, _WS_RE.match
+        try:
+            while not self._done and (upto is None or len(starts) <= upto):
+                starts.append(pos)
+                p = scan(raw, pos)[1]
+                c = raw[p]
+                if c in _WS_CHARS:
+                    p = ws(raw, p).end()  # type: ignore[union-attr]
+                    c = raw[p]
+                if c == ",":
+                    pos = p + 1
+                    if raw[pos] in _WS_CHARS:
+                        pos = ws(raw, pos).end()  # type: ignore[union-attr]
+                elif c == "]":
+                    self._done = True
+                    self.end = p + 1
+                    pos = p
+                else:
+                    msg = f"expected ',' or ']' at char {p}"
+                    raise ValueError(msg)
+        except (IndexError, StopIteration) as exc:
+            msg = f"the JSON array starting near char {pos} is not valid JSON"
+            raise ValueError(msg) from exc
+        finally:
+            self._pos = pos
+
+    def locate(self, index: int) -> None:
+        """Find where elements `0..index` start (fewer when the array is shorter)."""
+        self._extend(index)
+
+    @property
+    def located(self) -> int:
+        """How many element starts are known."""
+        return len(self._starts)
+
+    def start_of(self, index: int) -> int:
+        """Where element `index` starts in the text (after `locate(index)`)."""
+        return int(self._starts[index])
+
+    def __len__(self) -> int:
+        """The number of elements (walks the array once)."""
+        self._extend(None)
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        """Decode one element (or a list of them, for a slice)."""
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if index < 0:
+            raise IndexError(index)
+        self._extend(index)
+        if index >= len(self._starts):
+            raise IndexError(index)
+        return _DECODER.raw_decode(self._raw, self._starts[index])[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        """Every element, in order."""
+        i = 0
+        while True:
+            try:
+                yield self[i]
+            except IndexError:
+                return
+            i += 1
+
+    def decoded(self) -> list[Any]:
+        """All elements, decoded (the value itself, for showing it whole)."""
+        return list(self)
+
+
+def _path_text(parts: Sequence[str | int]) -> str:
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else "." + part
+    return out
+
+
+def value_at(raw: str, parts: Sequence[str | int]) -> Any:
+    """The value at `parts` in the JSON text `raw`: decoded, or a `LazyArray` for arrays.
+
+    Args:
+        raw: JSON text.
+        parts: Keys and indexes from the root.
+
+    Returns:
+        The value.
+
+    Raises:
+        ValueError: When the text is not JSON where the walk reads it.
+        LookupError: When the path does not exist; the message names how far it got
+            (`where` is a placeholder the caller formats safely: see `PathMissingError`).
+    """
+    pos = _ws(raw, 0)
+    walked: list[str | int] = []
+    for part in parts:
+        c = _char(raw, pos)
+        if isinstance(part, int):
+            if c != "[":
+                raise PathMissingError(walked, f"is {_kind(c)}; [{part}] does not exist")
+            elements = LazyArray(raw, pos)
+            elements.locate(part)
+            if part >= elements.located:
+                size = f"an array of {len(elements)}"
+                raise PathMissingError(walked, f"is {size}; [{part}] does not exist")
+            pos = elements.start_of(part)
+        else:
+            if c != "{":
+                raise PathMissingError(walked, f"is {_kind(c)}; it has no key {part!r}")
+            pos = _ws(raw, pos + 1)
+            keys: list[str] = []
+            found = None
+            while _char(raw, pos) != "}":
+                key, pos = _DECODER.raw_decode(raw, pos)
+                pos = _ws(raw, pos)
+                if _char(raw, pos) != ":":
+                    msg = f"expected ':' at char {pos}"
+                    raise ValueError(msg)
+                pos = _ws(raw, pos + 1)
+                if key == part:
+                    found = pos
+                    break
+                keys.append(str(key))
+                pos = _ws(raw, _skip(raw, pos))
+                if _char(raw, pos) == ",":
+                    pos = _ws(raw, pos + 1)
+            if found is None:
+                raise PathMissingError(walked, f"has no key {part!r}", keys=keys)
+            pos = found
+        walked.append(part)
+    if _char(raw, pos) == "[":
+        return LazyArray(raw, pos)
+    return _DECODER.raw_decode(raw, pos)[0]
+
+
+def _kind(first: str) -> str:
+    return {
+        "{": "an object",
+        "[": "an array",
+        '"': "a string",
+        "t": "a bool",
+        "f": "a bool",
+        "n": "null",
+    }.get(first, "a number")
+
+
+class PathMissingError(LookupError):
+    """A path that does not exist, with where the walk stopped and what it found there.
+
+    Example:
+        ```python
+        try:
+            value_at('{"a": 1}', ("b",))
+        except PathMissingError as exc:
+            assert exc.keys == ["a"]
+        ```
+    """
+
+    def __init__(
+        self, walked: Sequence[str | int], what: str, *, keys: list[str] | None = None
+    ) -> None:
+        self.walked = list(walked)
+        self.what = what
+        self.keys = keys or []
+        super().__init__(f"{_path_text(walked)} {what}")
