@@ -11,7 +11,9 @@ Records live under a namespace prefix (default `("langchain_result_layer",)`):
 
 Works with `InMemoryStore`, `SqliteStore`, `PostgresStore` and their async variants (async
 methods run the store's synchronous API in a worker thread, which the async stores support).
-The quota check is serialised within the process only; `purge_expired` and `audit_log`
+The quota check reads a running total per tenant (`_ledger`: one scan on first use, then
+O(log n) per put, rescanned every `quota_refresh_seconds` to see other processes' writes) and
+is serialised within the process only; `purge_expired` and `audit_log`
 scan their namespace, so prefer the SQL store when records number in the millions.
 
 Example:
@@ -71,6 +73,7 @@ from langchain_result_layer.stores._core import (
     validate_record_id,
 )
 from langchain_result_layer.stores._faults import describe_fault, safe_audit_text
+from langchain_result_layer.stores._ledger import UsageLedger
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     AuditEntry,
@@ -164,6 +167,8 @@ class LangGraphResultStore:
         max_record_size: Size cap of one record (characters, bytes for binary).
         tenant_quota: Characters (bytes) one tenant may keep (`None`: no quota).
         min_capped_size: Smallest head + tail worth keeping under quota pressure.
+        quota_refresh_seconds: Rescan the records for the quota's running totals after this
+            long (other processes' writes; `None`: never).
         chunk_size: Characters (bytes) per chunk.
         clock: Time source (for tests).
 
@@ -187,6 +192,7 @@ class LangGraphResultStore:
         tenant_quota: int | None = None,
         min_capped_size: int = MIN_CAPPED_SIZE,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
+        quota_refresh_seconds: float | None = 300.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if not isinstance(cast("object", store), BaseStore):
@@ -203,6 +209,7 @@ class LangGraphResultStore:
         self.stats = StoreStats()
         self._clock = clock
         self._quota_lock = threading.Lock()
+        self._ledger = UsageLedger(self._record_values, refresh_seconds=quota_refresh_seconds)
 
     def __repr__(self) -> str:
         return f"LangGraphResultStore({type(self.store).__name__}, namespace={self.namespace!r})"
@@ -277,14 +284,11 @@ class LangGraphResultStore:
                 return items
             offset += _PAGE
 
+    def _record_values(self) -> list[Mapping[str, Any]]:
+        return [item.value for item in self._scan(self._records_ns)]
+
     def _usage(self, tenant: str | None, now: float) -> int:
-        total = 0
-        for item in self._scan(self._records_ns):
-            v = item.value
-            expires = v.get("expires_at")
-            if v.get("tenant") == tenant and (expires is None or expires > now):
-                total += int(v.get("size", 0))
-        return total
+        return self._ledger.used(tenant, now=now)
 
     # ------------------------------------------------------------------ port
 
@@ -349,6 +353,13 @@ class LangGraphResultStore:
             )
             ops.append(self._audit_op(principal, meta.record_id, "put", rng, True))
             self._batch(ops)
+            self._ledger.add(
+                meta.record_id,
+                meta.principal.tenant,
+                meta.size,
+                meta.expires_at,
+                now=plan.created_at,
+            )
         return meta
 
     async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
@@ -418,6 +429,7 @@ class LangGraphResultStore:
         ops: list[Any] = [PutOp(ns, _chunk_key(i), None) for i in range(len(value["starts"]))]
         ops.append(PutOp(self._records_ns, rid, None))
         self._batch(ops)
+        self._ledger.remove(rid)
 
     def delete(self, record_id: str, *, principal: Principal) -> bool:
         """Delete a record the principal may read."""
