@@ -26,6 +26,7 @@ SUITE = [
     "guard_overhead",
     "guard_replay",
     "settings_sweep",
+    "adversarial",
 ]
 
 

@@ -65,7 +65,7 @@ MAX_ITER_SECONDS = 0.5
 """Longest the layer spends reading one generator (a generator that blocks still blocks)."""
 MAX_VALUES = 20_000_000
 """Most values written by one call, a shared container counted each time it is written."""
-MAX_SHARED_VALUES = 1_000_000
+MAX_SHARED_VALUES = 250_000
 """Most values written again because a container appears several times (a structure that
 shares itself 2**80 times is cut here, not walked)."""
 

@@ -1252,7 +1252,10 @@ class JsonView(ResultViewBuilder):
             if m >= asked:
                 return []
             if not located:  # one scan for every possible cut of this page
-                wanted = [(*page.parts, i) for i in range(lo, lo + len(lines) + 1)]
+                # Only elements that exist: looking for one past the end would make the
+                # scan step over the whole array.
+                past = min(lo + len(lines) + 1, len(page.array))
+                wanted = [(*page.parts, i) for i in range(lo, past)]
                 wanted.append((*page.parts, hi - 1))
                 located.append(_verified_spans(raw.text, page.array, page.parts, wanted))
             spans = located[0]
