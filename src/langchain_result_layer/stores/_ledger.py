@@ -12,6 +12,7 @@ Example:
     from langchain_result_layer.stores._ledger import UsageLedger
 
     ledger = UsageLedger(lambda: [], refresh_seconds=300)
+    assert ledger.used("acme", now=0.0) == 0  # the first use scans
     ledger.add("AbCdEfGhIjKl", "acme", 10, None, now=0.0)
     assert ledger.used("acme", now=1.0) == 10
     ```
