@@ -51,9 +51,6 @@ PENDING: dict[str, str] = {
     "adapters/middleware.py": "integration",
     "adapters/tool_wrapper.py": "integration",
     "adapters/truncation_node.py": "integration",
-    "cli/demo_cmd.py": "firsthour",
-    "cli/inspect_cmd.py": "firsthour",
-    "cli/main.py": "firsthour",
     "config.py": "integration",
     "core/guard.py": "integration",
     "core/jsonable.py": "security",
@@ -61,14 +58,10 @@ PENDING: dict[str, str] = {
     "core/reference.py": "security",
     "core/render.py": "integration",
     "core/view.py": "integration",
-    "demo/data.py": "firsthour",
-    "demo/run.py": "firsthour",
-    "demo/tools.py": "firsthour",
     "errors.py": "integration",
     "layer.py": "integration",
     "pipeline.py": "integration",
     "principal.py": "security",
-    "scripted.py": "firsthour",
     "stores/_access.py": "security",
     "stores/_chunks.py": "security",
     "stores/base.py": "security",
@@ -81,7 +74,6 @@ PENDING: dict[str, str] = {
     "views/_log_header.py": "evidence",
     "views/binary.py": "security",
     "views/json_view.py": "security",
-    "views/slices.py": "firsthour",
 }
 
 

@@ -51,9 +51,11 @@ ScriptStep = AIMessage | str | Callable[[list[BaseMessage]], "AIMessage | str | 
 """One scripted answer: a message, a text, or a function of the request that returns one."""
 
 REFERENCE_RE = re.compile(
-    r"ref://tool-result/[A-Za-z0-9_-]{8,64}/[a-z][a-z0-9_]{0,31}(?:\?[^\s\"')\]]*)?"
+    r"ref://tool-result/[A-Za-z0-9_-]{8,64}/[a-z][a-z0-9_]{0,31}"
+    r"(?:\?[^\s\"')\]]*[^\s\"')\].,;:])?"
 )
-"""Matches the references the result layer writes (`ref://tool-result/<id>/<kind>?...`)."""
+"""Matches the references the result layer writes (`ref://tool-result/<id>/<kind>?...`); a
+sentence's closing punctuation after a reference is not part of it."""
 
 
 def tool_call(name: str, args: dict[str, Any] | None = None, *, id: str) -> ToolCall:
@@ -104,7 +106,11 @@ def find_references(messages: Sequence[BaseMessage]) -> list[str]:
 
     Example:
         ```python
-        refs = find_references(model.requests[-1])
+        from langchain_core.messages import ToolMessage
+
+        seen = ToolMessage("[Full result: ref://tool-result/AbCdEfGhIjKl/log?page=2.]",
+                           tool_call_id="c1")
+        assert find_references([seen]) == ["ref://tool-result/AbCdEfGhIjKl/log?page=2"]
         ```
     """
     found: list[str] = []
@@ -131,10 +137,6 @@ class ScriptedChatModel(GenericFakeChatModel):
         final_answer: Answer given once the script is exhausted.
         max_input_tokens: Sets `profile["max_input_tokens"]`.
 
-    Attributes:
-        requests: Every request received, as the list of messages the model saw.
-        bound_tools: Tools passed to `bind_tools` most recently.
-
     Example:
         ```python
         model = ScriptedChatModel(script=lambda msgs, i: "done" if i else "thinking")
@@ -152,10 +154,10 @@ class ScriptedChatModel(GenericFakeChatModel):
     """Unused (`GenericFakeChatModel`'s iterator); the script drives the answers."""
 
     requests: list[list[BaseMessage]] = Field(default_factory=list)
-    """Every request received."""
+    """Every request received, as the list of messages the model saw."""
 
     bound_tools: list[Any] = Field(default_factory=list)
-    """Tools passed to `bind_tools`."""
+    """Tools passed to `bind_tools` most recently."""
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 

@@ -153,8 +153,10 @@ def run(args: argparse.Namespace) -> int:
 
     Example:
         ```python
-        args = argparse.Namespace(out=Path("demo_output"), window=16_000, no_chart=False)
-        run(args)  # doctest: +SKIP
+        from langchain_result_layer.cli.main import build_parser
+
+        args = build_parser().parse_args(["demo", "--out", "demo_output", "--no-chart"])
+        assert args.func is run  # `langchain-result-layer demo` calls run(args); see run_demo
         ```
     """
     from langchain_result_layer.demo.run import run_demo  # noqa: PLC0415

@@ -41,7 +41,7 @@ _RANGE_OPTIONS = ("page", "page_size", "start_line", "end_line", "offset", "limi
 
 
 def load_payload(path: Path) -> str | bytes:
-    """Read a file as a tool would return it: text when it is UTF-8, bytes otherwise.
+    r"""Read a file as a tool would return it: text when it is UTF-8, bytes otherwise.
 
     Line endings are kept as they are (no newline translation).
 
@@ -53,7 +53,10 @@ def load_payload(path: Path) -> str | bytes:
 
     Example:
         ```python
-        load_payload(Path("build.log"))  # doctest: +SKIP
+        Path("build.log").write_bytes(b"step 1\r\nstep 2\r\n")
+        assert load_payload(Path("build.log")) == "step 1\r\nstep 2\r\n"  # endings kept
+        Path("image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+        assert isinstance(load_payload(Path("image.png")), bytes)
         ```
     """
     data = path.read_bytes()
@@ -249,7 +252,7 @@ def _tool_name(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Execute `inspect`.
+    r"""Execute `inspect`.
 
     Args:
         args: Parsed arguments.
@@ -259,7 +262,10 @@ def run(args: argparse.Namespace) -> int:
 
     Example:
         ```python
-        run(build_parser().parse_args(["inspect", "x.log"]))  # doctest: +SKIP
+        from langchain_result_layer.cli.main import build_parser
+
+        Path("x.log").write_text("".join(f"line {i}\n" for i in range(5_000)))
+        assert run(build_parser().parse_args(["inspect", "x.log", "--budget", "500"])) == 0
         ```
     """
     from langchain_result_layer import Principal, ResultLayer, ToolPolicy  # noqa: PLC0415

@@ -46,7 +46,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
-    """Run the command line.
+    r"""Run the command line.
 
     Args:
         argv: Arguments (default: `sys.argv[1:]`).
@@ -57,7 +57,10 @@ def main(argv: list[str] | None = None, *, prog: str = PROG) -> int:
 
     Example:
         ```python
-        main(["inspect", "build.log", "--budget", "2000"])  # doctest: +SKIP
+        from pathlib import Path
+
+        Path("build.log").write_text("compiling\n" * 10_000 + "error: linker failed\n")
+        assert main(["inspect", "build.log", "--budget", "2000"]) == 0
         ```
     """
     args = build_parser(prog).parse_args(argv)

@@ -12,12 +12,7 @@ then fetches of the evidence it was shown references to. The same script runs tw
 It prints, per model call, what the model saw (tokens, views, placeholders, fetches), and writes
 a PNG chart of the context size per call.
 
-Example:
-    ```python
-    from langchain_result_layer.demo.run import run_demo
-
-    report = run_demo(Path("demo_output"), window=16_000)  # doctest: +SKIP
-    ```
+`run_demo` runs it (`python -m langchain_result_layer demo` from the command line).
 """
 
 from __future__ import annotations
@@ -51,18 +46,6 @@ SYSTEM_PROMPT = (
 class TurnStats:
     """What the model saw on one call.
 
-    Attributes:
-        call: 1-based model call number.
-        tokens: Tokens of the request (messages, as counted by the layer's counter).
-        tool_results: Tool results in the request.
-        truncated_views: Results shown as a bounded view.
-        placeholders: Results cleared by the budget guard (one-line placeholders).
-        fetches: Fetch results in the request.
-        cleared_now: Results the guard cleared before this call (placeholders new here).
-        protected: Results in the request the guard may not clear (the last `keep_last`
-            results and results the model has not seen yet).
-        actions: Tool calls the model made in answer.
-
     Example:
         ```python
         TurnStats(call=1, tokens=120)
@@ -70,44 +53,55 @@ class TurnStats:
     """
 
     call: int
+    """1-based model call number."""
     tokens: int
+    """Tokens of the request (messages, as counted by the layer's counter)."""
     tool_results: int = 0
+    """Tool results in the request."""
     truncated_views: int = 0
+    """Results shown as a bounded view."""
     placeholders: int = 0
+    """Results cleared by the budget guard (one-line placeholders)."""
     fetches: int = 0
+    """Fetch results in the request."""
     cleared_now: int = 0
+    """Results the guard cleared before this call (placeholders new here)."""
     protected: int = 0
+    """Results in the request the guard may not clear (the last `keep_last` results and results the
+    model has not seen yet)."""
     actions: list[str] = field(default_factory=list)
+    """Tool calls the model made in answer."""
 
 
 @dataclass(slots=True)
 class DemoReport:
     """Both runs of the demo.
 
-    Attributes:
-        window: The context window used.
-        with_layer: Per-call stats with the layer.
-        without_layer: Per-call stats without any management.
-        chart: Path of the PNG chart, if written.
-        store_url: Where the raw results were stored.
-        seconds: Wall time of the run with the layer.
-        trigger: Request tokens above which the budget guard clears results.
-        keep_last: How many of the most recent results the guard never clears.
-
     Example:
         ```python
-        max(t.tokens for t in report.with_layer) <= report.window  # doctest: +SKIP
+        report = DemoReport(window=16_000, with_layer=[TurnStats(call=1, tokens=9_000)],
+                            without_layer=[TurnStats(call=1, tokens=90_000)], chart=None,
+                            store_url="sqlite:///tool_results.db", seconds=2.0)
+        assert max(t.tokens for t in report.with_layer) <= report.window
         ```
     """
 
     window: int
+    """The context window used."""
     with_layer: list[TurnStats]
+    """Per-call stats with the layer."""
     without_layer: list[TurnStats]
+    """Per-call stats without any management."""
     chart: Path | None
+    """Path of the PNG chart, if written."""
     store_url: str
+    """Where the raw results were stored."""
     seconds: float
+    """Wall time of the run with the layer."""
     trigger: int = 0
+    """Request tokens above which the budget guard clears results."""
     keep_last: int = 0
+    """How many of the most recent results the guard never clears."""
 
 
 def _last_tool_results(messages: list[BaseMessage]) -> list[ToolMessage]:
@@ -306,7 +300,9 @@ def run_demo(
 
     Example:
         ```python
-        report = run_demo(Path("demo_output"))  # doctest: +SKIP
+        report = run_demo(Path("demo_output"), window=16_000, chart=False)
+        assert max(t.tokens for t in report.with_layer) <= report.window
+        assert max(t.tokens for t in report.without_layer) > report.window
         ```
     """
     workdir.mkdir(parents=True, exist_ok=True)

@@ -8,12 +8,7 @@
 
 Their outputs are large on purpose: this is what the layer is for.
 
-Example:
-    ```python
-    from langchain_result_layer.demo.tools import make_demo_tools
-
-    tools = make_demo_tools(Path("demo_output"))  # doctest: +SKIP
-    ```
+`make_demo_tools(workdir)` builds them (and their data, once, in `workdir`).
 """
 
 from __future__ import annotations
@@ -51,7 +46,8 @@ def make_demo_tools(workdir: Path) -> list[BaseTool]:
 
     Example:
         ```python
-        search_code, read_file, run_sql, run_tests = make_demo_tools(Path("/tmp/demo"))
+        search_code, read_file, run_sql, run_tests = make_demo_tools(Path("demo"))
+        assert "def " in read_file.invoke({"path": "textwrap.py"})
         ```
     """
     workdir.mkdir(parents=True, exist_ok=True)

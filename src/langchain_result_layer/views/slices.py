@@ -536,8 +536,10 @@ def render_text_slice(
 
     Example:
         ```python
-        render_text_slice("x\n", kind="text", reference=ref, slice_start_line=1,
-                          slice_offset=0, record_size=2, record_lines=1, ctx=ctx)  # doctest: +SKIP
+        shown = render_text_slice("x\n", kind="text", reference=ref.with_lines(1, 1),
+                                  slice_start_line=1, slice_offset=0, record_size=2,
+                                  record_lines=1, ctx=ctx)
+        assert "x" in shown.content and "next" not in shown.view.references  # the end
         ```
     """
     base = ctx.reference if ctx.reference is not None else reference.base()
