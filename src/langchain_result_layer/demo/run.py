@@ -354,20 +354,13 @@ def _chart(
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(9, 5), dpi=120)
-    ax.plot(
-        [t.call for t in without_layer],
-        [t.tokens for t in without_layer],
-        marker="o",
-        color="#c0392b",
-        label="without the layer",
-    )
-    ax.plot(
-        [t.call for t in with_layer],
-        [t.tokens for t in with_layer],
-        marker="o",
-        color="#2471a3",
-        label="with ResultLayer",
-    )
+    for turns, color, label in (
+        (without_layer, "#c0392b", "without the layer"),
+        (with_layer, "#2471a3", "with ResultLayer"),
+    ):
+        ax.plot(
+            [t.call for t in turns], [t.tokens for t in turns], marker="o", color=color, label=label
+        )
     ax.axhline(
         window, color="black", linestyle="--", linewidth=1, label=f"context window ({window:,})"
     )
