@@ -71,7 +71,6 @@ PENDING: dict[str, str] = {
     "tools/__init__.py": "security",
     "tools/_sql_sessions.py": "security",
     "tools/sql.py": "security",
-    "views/_log_header.py": "evidence",
     "views/binary.py": "security",
     "views/json_view.py": "security",
 }

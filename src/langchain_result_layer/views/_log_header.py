@@ -421,12 +421,6 @@ def _after_level(tokens: Sequence[str], shapes: Sequence[int], i: int, limit: in
 class HeaderSplit:
     """Where one line's header ends, and what ended it.
 
-    Attributes:
-        tokens: Header tokens (the message starts at this token).
-        fields: Header tokens before any unknown word (timestamps, ids, brackets only).
-        end: What ended the header: `level`, `component`, `dash` (`program - message`) or
-            `fields` (the first token that is not a field).
-
     Example:
         ```python
         split = header_split("<*> <*> combo sshd[<*>]: check pass".split())
@@ -435,8 +429,12 @@ class HeaderSplit:
     """
 
     tokens: int
+    """Header tokens (the message starts at this token)."""
     fields: int
+    """Header tokens before any unknown word (timestamps, ids, brackets only)."""
     end: str
+    """What ended the header: `level`, `component`, `dash` (`program - message`) or `fields` (the
+    first token that is not a field)."""
 
 
 def header_split(tokens: Sequence[str], *, masker: TokenMasker | None = None) -> HeaderSplit:
@@ -531,7 +529,8 @@ def pipe_header(line: str) -> int:
 
     Example:
         ```python
-        assert pipe_header("20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579") == 39
+        line = "20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579"
+        assert line[pipe_header(line) :] == "onStandStepChanged 3579"
         ```
     """
     head = line[:120]
