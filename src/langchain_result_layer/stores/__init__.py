@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer.stores._access import AccessPolicy
+from langchain_result_layer.stores._faults import StoreTimeouts
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     AuditEntry,
@@ -42,6 +43,7 @@ __all__ = [
     "RecordMeta",
     "ResultStore",
     "SQLResultStore",
+    "StoreTimeouts",
     "resolve_store",
 ]
 
