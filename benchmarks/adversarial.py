@@ -23,38 +23,21 @@ Run: `python -m benchmarks adversarial` (`--quick` for the smoke run).
 
 from __future__ import annotations
 
-import gc
 import itertools
 import json
 import time
-import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import BenchResult, Table
+from benchmarks._common import BenchResult, Table, timed
+from benchmarks.throughput import _peak
 
 MB = 1_000_000
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _peak(fn: Callable[[], Any]) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    return timed(fn, repeat=repeat)[0]
 
 
 # --------------------------------------------------------------------------- shapes
