@@ -21,6 +21,8 @@ if TYPE_CHECKING:
         GuardResult,
     )
     from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
+    from langchain_result_layer.adapters.tool_wrapper import RAW_TOOL_TAG
+    from langchain_result_layer.adapters.truncation_node import TruncationNode
     from langchain_result_layer.config import GuardSettings, ToolPolicy
     from langchain_result_layer.core.budget import Budget
     from langchain_result_layer.core.reference import Reference
@@ -34,8 +36,10 @@ if TYPE_CHECKING:
     from langchain_result_layer.errors import (
         ContextBudgetExceeded,
         InvalidReferenceError,
+        MiddlewareOrderWarning,
         RecordNotAccessibleError,
         ResultLayerError,
+        ResultStoreWarning,
         StoreQuotaExceededError,
         StoreUnavailableError,
     )
@@ -57,6 +61,7 @@ if TYPE_CHECKING:
     from langchain_result_layer.views import ResultViewBuilder, register_view
 
 __all__ = [
+    "RAW_TOOL_TAG",
     "AccessPolicy",
     "ApproximateTokenCounter",
     "AuditEntry",
@@ -70,6 +75,7 @@ __all__ = [
     "InMemoryResultStore",
     "InvalidReferenceError",
     "LangGraphResultStore",
+    "MiddlewareOrderWarning",
     "OmittedRange",
     "Principal",
     "PrincipalResolver",
@@ -81,6 +87,7 @@ __all__ = [
     "ResultLayerError",
     "ResultLayerMiddleware",
     "ResultStore",
+    "ResultStoreWarning",
     "ResultView",
     "ResultViewBuilder",
     "SQLResultStore",
@@ -91,6 +98,7 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "ToolPolicy",
+    "TruncationNode",
     "__version__",
     "register_view",
 ]
@@ -114,9 +122,11 @@ _LAZY: dict[str, str] = {
     "InMemoryResultStore": "stores",
     "InvalidReferenceError": "errors",
     "LangGraphResultStore": "stores",  # loads LangGraph on first use
+    "MiddlewareOrderWarning": "errors",
     "OmittedRange": "core.view",
     "Principal": "stores",
     "PrincipalResolver": "principal",
+    "RAW_TOOL_TAG": "adapters.tool_wrapper",
     "ReadResult": "stores",
     "RecordMeta": "stores",
     "RecordNotAccessibleError": "errors",
@@ -125,6 +135,7 @@ _LAZY: dict[str, str] = {
     "ResultLayerError": "errors",
     "ResultLayerMiddleware": "adapters.middleware",  # needs the `langchain` package ([agents])
     "ResultStore": "stores",
+    "ResultStoreWarning": "errors",
     "ResultView": "core.view",
     "ResultViewBuilder": "views",
     "SQLResultStore": "stores",  # loads SQLAlchemy on first use
@@ -135,6 +146,7 @@ _LAZY: dict[str, str] = {
     "TiktokenCounter": "core.tokens",
     "TokenCounter": "core.tokens",
     "ToolPolicy": "config",
+    "TruncationNode": "adapters.truncation_node",
     "register_view": "views",
 }
 

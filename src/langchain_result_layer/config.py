@@ -41,6 +41,9 @@ class ToolPolicy:
         summarize: Model-written summary for this tool's large results: `None` follows the
             layer's summary settings, `True` always (when a summarizer is configured),
             `False` never.
+        fence: Fence this tool's results as untrusted data: `None` follows the layer's
+            `fence_results` (on by default), `False` passes results that fit through
+            byte-identical (only for tools whose output you trust).
 
     Example:
         ```python
@@ -75,6 +78,9 @@ class ToolPolicy:
     summarize: bool | None = None
     """Model-written summary: `None` follows the layer's settings, `True` always, `False` never."""
 
+    fence: bool | None = None
+    """Fence results as untrusted data: `None` follows the layer (on by default)."""
+
     def __post_init__(self) -> None:
         """Validate."""
         if self.head_fraction is not None and not 0 <= self.head_fraction <= 1:
@@ -85,6 +91,20 @@ class ToolPolicy:
             if value is not None and value <= 0:
                 msg = f"{name} must be positive, got {value}"
                 raise ValueError(msg)
+
+
+_POLICY_FIELDS = (
+    "max_tokens",
+    "max_chars",
+    "kind",
+    "head_fraction",
+    "pinned",
+    "enabled",
+    "ttl_seconds",
+    "view_options",
+    "summarize",
+    "fence",
+)
 
 
 def coerce_policy(value: ToolPolicy | Mapping[str, Any]) -> ToolPolicy:
@@ -101,12 +121,21 @@ def coerce_policy(value: ToolPolicy | Mapping[str, Any]) -> ToolPolicy:
         assert coerce_policy({"pinned": True}).pinned
         ```
     """
-    if isinstance(value, ToolPolicy):
-        return value
-    return ToolPolicy(**dict(value))
+    candidate: object = value
+    if isinstance(candidate, ToolPolicy):
+        return candidate
+    if not isinstance(candidate, Mapping):
+        msg = f"a tool policy must be a ToolPolicy or a dict, got {type(candidate).__name__}"
+        raise TypeError(msg)
+    unknown = sorted(str(k) for k in candidate if k not in _POLICY_FIELDS)
+    if unknown:
+        msg = f"unknown ToolPolicy fields {unknown}; known: {', '.join(_POLICY_FIELDS)}"
+        raise TypeError(msg)
+    return ToolPolicy(**dict(candidate))
 
 
 OverflowAction = Literal["raise", "send"]
+_OVERFLOW_ACTIONS = ("raise", "send")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,3 +209,16 @@ class GuardSettings:
         if self.reserve_tokens < 0:
             msg = f"reserve_tokens must be >= 0, got {self.reserve_tokens}"
             raise ValueError(msg)
+        if self.on_overflow not in _OVERFLOW_ACTIONS:
+            msg = (
+                f"on_overflow={self.on_overflow!r} is not supported: use 'raise' "
+                "(ContextBudgetExceeded) or 'send' (a ContextBudgetWarning); the budget guard "
+                "never deletes messages"
+            )
+            raise ValueError(msg)
+        pinned: object = self.pinned_tools
+        if not isinstance(pinned, frozenset):
+            if isinstance(pinned, str) or not isinstance(pinned, (set, list, tuple)):
+                msg = f"pinned_tools must be a set of tool names, got {pinned!r}"
+                raise TypeError(msg)
+            object.__setattr__(self, "pinned_tools", frozenset(pinned))

@@ -19,11 +19,35 @@ from __future__ import annotations
 __all__ = [
     "ContextBudgetExceeded",
     "InvalidReferenceError",
+    "MiddlewareOrderWarning",
     "RecordNotAccessibleError",
     "ResultLayerError",
+    "ResultStoreWarning",
     "StoreQuotaExceededError",
     "StoreUnavailableError",
 ]
+
+
+class ResultStoreWarning(UserWarning):
+    """The result store does not match the graph's persistence (references would die).
+
+    Issued once per layer when a checkpointed run uses the in-memory default store.
+
+    Example:
+        ```python
+        warnings.simplefilter("error", ResultStoreWarning)  # make it a hard error
+        ```
+    """
+
+
+class MiddlewareOrderWarning(UserWarning):
+    """`ResultLayerMiddleware` sits where it would fence another middleware's messages.
+
+    Example:
+        ```python
+        warnings.simplefilter("error", MiddlewareOrderWarning)
+        ```
+    """
 
 
 class ResultLayerError(Exception):

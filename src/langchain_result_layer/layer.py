@@ -15,10 +15,20 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import threading
+import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import var_child_runnable_config
+
+from langchain_result_layer.adapters._graph_node import checkpointed
+from langchain_result_layer.adapters._markers import MarkerSigner
+from langchain_result_layer.adapters._messages import RequestCounter
 from langchain_result_layer.config import GuardSettings, ToolPolicy, coerce_policy
 from langchain_result_layer.core.budget import (
     DEFAULT_MAX_RESULT_CHARS,
@@ -29,6 +39,7 @@ from langchain_result_layer.core.budget import (
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.core.tokens import TokenCounter, resolve_token_counter
 from langchain_result_layer.core.view import ResultView
+from langchain_result_layer.errors import ResultStoreWarning
 from langchain_result_layer.pipeline import META_KEY, ProcessOutcome, ResultPipeline
 from langchain_result_layer.principal import PrincipalResolver, resolve_principal_spec
 from langchain_result_layer.stores import resolve_store
@@ -40,11 +51,67 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
 
-__all__ = ["ResultLayer", "window_from_model"]
+    from langchain_result_layer.adapters.budget_guard import BudgetGuard
+    from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
+    from langchain_result_layer.adapters.truncation_node import TruncationNode
+
+__all__ = ["ResultLayer", "resolve_model", "window_from_model"]
+
+logger = logging.getLogger(__name__)
+
+_MAX_UNWRAP = 16
+
+
+def resolve_model(model: object) -> object:
+    """The chat model behind a string or a wrapper (`.with_retry()`, `.bind_tools()`, ...).
+
+    A `"provider:model"` string is initialised with `init_chat_model` (as `create_agent`
+    does); `RunnableBinding`/`RunnableRetry` (`.bound`) and `RunnableWithFallbacks`
+    (`.runnable`) are unwrapped.
+
+    Args:
+        model: A chat model, a wrapper of one, or a `"provider:model"` string.
+
+    Returns:
+        The chat model.
+
+    Raises:
+        ValueError: For a string that cannot be initialised here (the message says why and
+            what to pass instead).
+
+    Example:
+        ```python
+        assert resolve_model(model.with_retry()) is model  # doctest: +SKIP
+        ```
+    """
+    if isinstance(model, str):
+        try:
+            from langchain.chat_models import init_chat_model  # noqa: PLC0415
+
+            model = init_chat_model(model)
+        except Exception as exc:  # missing provider package, missing key, unknown name
+            msg = (
+                f"ResultLayer cannot read the context window of the model {model!r}: "
+                f"initialising it failed ({type(exc).__name__}: {str(exc)[:200]}). Pass "
+                "context_window=<the model's input window in tokens> (for example "
+                "context_window=128_000), or pass the chat model object itself, whose "
+                "profile['max_input_tokens'] gives the window."
+            )
+            raise ValueError(msg) from exc
+    for _ in range(_MAX_UNWRAP):
+        if getattr(model, "profile", None) is not None:
+            return model
+        inner = getattr(model, "bound", None) or getattr(model, "runnable", None)
+        if inner is None or inner is model:
+            return model
+        model = inner
+    return model
 
 
 def window_from_model(model: object) -> int | None:
     """The input window of a chat model from its `profile["max_input_tokens"]`, if known.
+
+    Wrapped models (`.with_retry()`, `.bind_tools()`, `.with_fallbacks()`) are unwrapped.
 
     Args:
         model: A LangChain chat model (or anything with a `profile` mapping).
@@ -57,7 +124,7 @@ def window_from_model(model: object) -> int | None:
         window_from_model(object())  # None
         ```
     """
-    profile = getattr(model, "profile", None)
+    profile = getattr(resolve_model(model), "profile", None)
     if isinstance(profile, Mapping):
         value = profile.get("max_input_tokens")
         if isinstance(value, int) and value > 0:
@@ -71,6 +138,23 @@ def _model_name(model: object) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def _no_window_message(model: object | None) -> str:
+    if model is None:
+        return (
+            "ResultLayer needs context_window=<the model's input window in tokens> (for "
+            "example context_window=128_000), or model=<a chat model whose "
+            "profile['max_input_tokens'] is set>"
+        )
+    inner = resolve_model(model)
+    name = _model_name(inner) or type(inner).__name__
+    return (
+        f"ResultLayer could not read the context window of {name!r}: its "
+        "profile['max_input_tokens'] is not set (the provider package has no profile for it, "
+        "or the model is wrapped in something that hides it). Pass context_window=<its input "
+        "window in tokens>, for example ResultLayer(model=model, context_window=128_000)."
+    )
 
 
 def _check_policies(policies: Mapping[str, ToolPolicy], window: int) -> None:
@@ -106,9 +190,12 @@ class ResultLayer:
         max_result_tokens: Token cap of one result's view (default: 30% of the window).
         max_result_chars: Character cap of one result's view (default: 400,000).
         result_fraction: Share of the window one result may take when no cap is given.
-        store: Where raw results go: a `ResultStore`, `"memory"` (default), a SQLAlchemy URL
+        store: Where raw results go: a `ResultStore`, `"memory"`, a SQLAlchemy URL
             (`"sqlite:///tool_results.db"`, `"postgresql+psycopg://..."`), an `Engine`, a
-            LangGraph `BaseStore`, or `False` for no storage.
+            LangGraph `BaseStore`, or `False` for no storage. Default (`None`): the graph's
+            store (`compile(store=...)`, `create_agent(store=...)`) when the run has one, else
+            in memory (with a warning when the run is checkpointed: references in a
+            persistent checkpoint would outlive the process that holds the results).
         token_counter: `"auto"` (exact tiktoken when its data is local, else a calibrated
             estimate), `"tiktoken"`, `"approximate"`, an encoding name, a chat model, a
             `TokenCounter` or a `str -> int` callable.
@@ -128,6 +215,12 @@ class ResultLayer:
         turn_fraction: Share of the window that all results of one model turn may take
             together: `n` parallel tool calls each get at most `turn_fraction / n` of the
             window (and never more than `max_result_tokens`).
+        fence_results: Fence every tool result as untrusted data, small ones too (default).
+            `False` (or `ToolPolicy(fence=False)` for one tool) passes results that fit
+            through byte-identical.
+        marker_key: Secret that signs the layer's markers on messages, so no tool can forge
+            one (at least 16 bytes). Give every process that shares checkpoints the same key;
+            by default a random key made once per process (shared by its layers).
 
     Attributes:
         context_window: The model's input window in tokens (resolved from `model` if needed).
@@ -170,14 +263,30 @@ class ResultLayer:
         summarizer: object | None = None,
         summary: SummarySettings | None = None,
         turn_fraction: float = 0.5,
+        fence_results: bool = True,
+        marker_key: bytes | str | None = None,
     ) -> None:
+        if context_window is not None and (
+            not isinstance(context_window, int) or isinstance(context_window, bool)
+        ):
+            msg = f"context_window must be an int, got {type(context_window).__name__}"
+            raise TypeError(msg)
+        if context_window is not None and context_window <= 0:
+            msg = f"context_window must be positive, got {context_window}"
+            raise ValueError(msg)
+        name_hint: str | None = None
+        if isinstance(model, str) and context_window is not None:
+            name_hint = model.split(":", 1)[-1]  # no need to initialise it: the window is given
+            model = None
+        elif model is not None:
+            model = resolve_model(model)
         window = context_window if context_window is not None else window_from_model(model)
         if window is None:
-            msg = (
-                "ResultLayer needs context_window=..., or a model whose "
-                "profile['max_input_tokens'] is set"
-            )
-            raise ValueError(msg)
+            raise ValueError(_no_window_message(model))
+        given_guard: object = guard
+        if given_guard is not None and not isinstance(given_guard, GuardSettings):
+            msg = f"guard must be a GuardSettings, got {type(given_guard).__name__}"
+            raise TypeError(msg)
         if not 0 < turn_fraction <= 1:
             msg = f"turn_fraction must be in (0, 1], got {turn_fraction}"
             raise ValueError(msg)
@@ -193,9 +302,15 @@ class ResultLayer:
         )
         spec = model if token_counter == "model" else token_counter
         self.token_counter: TokenCounter = resolve_token_counter(
-            spec, model_name=_model_name(model) if model is not None else None
+            spec, model_name=_model_name(model) if model is not None else name_hint
         )
         self.store: ResultStore | None = resolve_store(store)
+        self.store_is_default = store is None
+        """Whether no store was given (the graph's store is used when a run has one)."""
+        self._graph_stores: weakref.WeakKeyDictionary[Any, ResultStore] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._warned_memory = False
         if ttl_seconds is not None and ttl_seconds <= 0:
             msg = f"ttl_seconds must be positive (None: the store's default), got {ttl_seconds}"
             raise ValueError(msg)
@@ -213,6 +328,13 @@ class ResultLayer:
         self.guard_settings: GuardSettings = settings
         self.fetch_tool_name = fetch_tool_name
         self.image_tokens = image_tokens
+        self.fence_results = fence_results
+        self.signer = MarkerSigner(marker_key)
+        """Signs and verifies the layer's markers (its key is secret)."""
+        self.request_counter = RequestCounter(
+            self.token_counter, image_tokens=image_tokens, signer=self.signer
+        )
+        """Counts requests for every guard of this layer (one cache per layer)."""
         self.pipeline = ResultPipeline(
             budget=self.result_budget,
             counter=self.token_counter,
@@ -223,6 +345,7 @@ class ResultLayer:
             store_small_results=store_small_results,
             ttl_seconds=ttl_seconds,
             turn_tokens=max(1, int(window * turn_fraction)),
+            fence_results=fence_results,
             summarizer=(
                 ResultSummarizer(
                     model=summarizer,
@@ -235,6 +358,9 @@ class ResultLayer:
         )
         self._lock = threading.Lock()
         self._fetch_tool: BaseTool | None = None
+        self._budget_guard: BudgetGuard | None = None
+        self._truncation_node: TruncationNode | None = None
+        self._wrappers: dict[int, tuple[BaseTool, BaseTool]] = {}
 
     # ------------------------------------------------------------------ construction helpers
 
@@ -285,40 +411,146 @@ class ResultLayer:
             config = var_child_runnable_config.get()
         return self.principal_resolver(config)
 
-    # ------------------------------------------------------------------ post-processor
+    # ------------------------------------------------------------------ stores
 
-    @staticmethod
-    def is_processed(message: ToolMessage) -> bool:
-        """Whether the layer already processed `message`.
+    def store_for(
+        self, graph_store: object = None, config: RunnableConfig | Mapping[str, Any] | None = None
+    ) -> ResultStore | None:
+        """The result store of one run.
+
+        The layer's own store when one was given; otherwise the graph's store (the LangGraph
+        `BaseStore` of `compile(store=...)` / `create_agent(store=...)`, `runtime.store`) when
+        the run has one, else the in-memory default, with a warning (once per layer) when the
+        run is checkpointed.
+
+        Args:
+            graph_store: The run's `runtime.store`, if any.
+            config: The run's config (to tell whether it is checkpointed).
+
+        Returns:
+            The store to use.
+
+        Example:
+            ```python
+            store = layer.store_for(runtime.store, config)  # doctest: +SKIP
+            ```
+        """
+        if not self.store_is_default:
+            return self.store
+        if graph_store is not None:
+            return self._graph_store(graph_store)
+        if not self._warned_memory and checkpointed(config):
+            self._warn_memory_store(config)
+        return self.store
+
+    def _graph_store(self, graph_store: object) -> ResultStore:
+        from langgraph.store.base import BaseStore  # noqa: PLC0415
+
+        from langchain_result_layer.stores.langgraph_store import LangGraphResultStore  # noqa: PLC0415
+
+        if not isinstance(graph_store, BaseStore):
+            msg = f"the graph's store must be a LangGraph BaseStore, got {type(graph_store)!r}"
+            raise TypeError(msg)
+        with self._lock:
+            adapted = self._graph_stores.get(graph_store)
+            if adapted is None:
+                adapted = LangGraphResultStore(graph_store)
+                self._graph_stores[graph_store] = adapted
+            return adapted
+
+    def _warn_memory_store(self, config: RunnableConfig | Mapping[str, Any] | None) -> None:
+        self._warned_memory = True
+        thread = ((config or {}).get("configurable") or {}).get("thread_id")
+        msg = (
+            "langchain-result-layer: this graph run is checkpointed (thread_id="
+            f"{thread!r}) but the layer keeps raw tool results in memory (the default store). "
+            "With a persistent checkpointer (SqliteSaver, PostgresSaver, ...) every "
+            "ref://tool-result/... in the saved history is dead once this process exits. Fix: "
+            "ResultLayer(store='sqlite:///tool_results.db') next to SqliteSaver, "
+            "ResultLayer(store='postgresql+psycopg://...') next to PostgresSaver, or compile the "
+            "graph with a LangGraph store (create_agent(..., store=...), "
+            "graph.compile(store=...)), which the layer then uses. With InMemorySaver, pass "
+            "store='memory' to silence this."
+        )
+        logger.warning(msg)
+        warnings.warn(msg, ResultStoreWarning, stacklevel=4)
+
+    # ------------------------------------------------------------------ markers
+
+    def marker_of(self, message: object) -> Mapping[str, Any]:
+        """The layer's marker on a message, only when this layer signed it.
+
+        Args:
+            message: Any message.
+
+        Returns:
+            The verified marker, or `{}` (none, forged, or changed since it was signed).
+
+        Example:
+            ```python
+            assert layer.marker_of(ToolMessage("x", tool_call_id="1")) == {}
+            ```
+        """
+        return self.signer.verified(message)
+
+    def is_processed(self, message: ToolMessage) -> bool:
+        """Whether this layer already processed `message` (a verified marker).
+
+        A marker a tool forged (or one whose message was edited afterwards) does not count:
+        such a message is processed again.
 
         Args:
             message: A tool message.
 
         Returns:
-            `True` when it carries the layer's marker.
+            `True` when it carries this layer's valid marker.
 
         Example:
             ```python
-            ResultLayer.is_processed(ToolMessage(content="x", tool_call_id="1"))  # False
+            assert not layer.is_processed(ToolMessage(content="x", tool_call_id="1"))
             ```
         """
-        marker = (message.response_metadata or {}).get(META_KEY)
-        return isinstance(marker, Mapping) and bool(marker.get("processed"))
+        return bool(self.marker_of(message).get("processed"))
 
-    def _apply(self, message: ToolMessage, outcome: ProcessOutcome | None) -> ToolMessage:
-        if outcome is None:
-            return message
-        metadata = {**(message.response_metadata or {}), META_KEY: outcome.metadata()}
-        if outcome.passed_through:
-            update: dict[str, Any] = {"response_metadata": metadata}
-            if outcome.content is not message.content:  # its generators, read once
-                update["content"] = outcome.content
-            return message.model_copy(update=update)
+    # ------------------------------------------------------------------ post-processor
+
+    def apply_outcome(
+        self,
+        message: ToolMessage,
+        outcome: ProcessOutcome,
+        *,
+        extra: Mapping[str, Any] | None = None,
+    ) -> ToolMessage:
+        """`message` with the outcome's content, its `ResultView` artifact and a signed marker.
+
+        The tool's own artifact moves to `artifact.original_artifact` (always, whatever the
+        size of the result), so there is one artifact shape.
+
+        Args:
+            message: The tool message as the tool returned it.
+            outcome: What the pipeline made of its content.
+            extra: More marker fields.
+
+        Returns:
+            The processed message (`id`, `tool_call_id`, `name`, `status` unchanged).
+
+        Example:
+            ```python
+            msg = layer.apply_outcome(tool_message, outcome)  # doctest: +SKIP
+            ```
+        """
         view = outcome.view
-        view.original_artifact = message.artifact
-        return message.model_copy(
-            update={"content": outcome.content, "artifact": view, "response_metadata": metadata}
+        previous = ResultView.from_artifact(message.artifact)
+        view.original_artifact = (
+            previous.original_artifact if previous is not None else message.artifact
         )
+        marker = {**outcome.metadata(), **(extra or {})}
+        view.compact(limit=_artifact_limit(outcome.content))
+        processed = message.model_copy(update={"content": outcome.content, "artifact": view})
+        metadata = dict(processed.response_metadata or {})
+        metadata[META_KEY] = self.signer.sign(marker, processed)
+        processed.response_metadata = metadata
+        return processed
 
     def _check(self, message: object) -> ToolMessage:
         from langchain_core.messages import ToolMessage  # noqa: PLC0415 - on first use
@@ -329,20 +561,27 @@ class ResultLayer:
         return message
 
     def process_tool_message(
-        self, message: ToolMessage, config: RunnableConfig | None = None, *, siblings: int = 1
+        self,
+        message: ToolMessage,
+        config: RunnableConfig | None = None,
+        *,
+        siblings: int = 1,
+        store: object = None,
     ) -> ToolMessage:
         """Apply the per-result layer to one `ToolMessage`.
 
         The returned message keeps `id`, `tool_call_id`, `name` and `status`; its content is
-        the bounded view and its artifact the `ResultView` (carrying the original artifact).
-        A result within budget keeps its content byte-identical; a processed message is
-        returned unchanged.
+        the fenced result (whole when it fits, else a bounded view) and its artifact the
+        `ResultView` (carrying the tool's own artifact in `original_artifact`). A message this
+        layer already processed is returned unchanged; a forged marker is ignored.
 
         Args:
             message: The tool message.
             config: The runnable config (for the principal); the current one by default.
             siblings: How many results the same model turn produced (parallel tool calls
                 share `turn_fraction` of the window).
+            store: The graph's store of this run (`runtime.store`), used when the layer has
+                no store of its own.
 
         Returns:
             The processed message.
@@ -355,7 +594,9 @@ class ResultLayer:
         message = self._check(message)
         if self.is_processed(message):
             return message
-        outcome = self.pipeline.process(
+        config = _config_or_current(config)
+        pipeline = self.pipeline.using(self.store_for(store, config))
+        outcome = pipeline.process(
             message.content,
             tool_name=message.name,
             status=message.status,
@@ -363,10 +604,15 @@ class ResultLayer:
             principal=self.principal_for(config),
             siblings=siblings,
         )
-        return self._apply(message, outcome)
+        return message if outcome is None else self.apply_outcome(message, outcome)
 
     async def aprocess_tool_message(
-        self, message: ToolMessage, config: RunnableConfig | None = None, *, siblings: int = 1
+        self,
+        message: ToolMessage,
+        config: RunnableConfig | None = None,
+        *,
+        siblings: int = 1,
+        store: object = None,
     ) -> ToolMessage:
         """Async twin of `process_tool_message` (never blocks the event loop).
 
@@ -374,6 +620,7 @@ class ResultLayer:
             message: The tool message.
             config: The runnable config (for the principal); the current one by default.
             siblings: How many results the same model turn produced.
+            store: The graph's store of this run (`runtime.store`).
 
         Returns:
             The processed message.
@@ -386,7 +633,9 @@ class ResultLayer:
         message = self._check(message)
         if self.is_processed(message):
             return message
-        outcome = await self.pipeline.aprocess(
+        config = _config_or_current(config)
+        pipeline = self.pipeline.using(self.store_for(store, config))
+        outcome = await pipeline.aprocess(
             message.content,
             tool_name=message.name,
             status=message.status,
@@ -394,7 +643,7 @@ class ResultLayer:
             principal=self.principal_for(config),
             siblings=siblings,
         )
-        return self._apply(message, outcome)
+        return message if outcome is None else self.apply_outcome(message, outcome)
 
     @staticmethod
     def view_of(message: ToolMessage) -> ResultView | None:
@@ -404,7 +653,7 @@ class ResultLayer:
             message: A tool message.
 
         Returns:
-            The view, or `None` for messages the layer did not cut.
+            The view, or `None` for messages the layer did not process.
 
         Example:
             ```python
@@ -412,6 +661,24 @@ class ResultLayer:
             ```
         """
         return ResultView.from_artifact(message.artifact)
+
+    @staticmethod
+    def tool_artifact(message: ToolMessage) -> Any:
+        """The tool's own artifact (`response_format="content_and_artifact"`), processed or not.
+
+        Args:
+            message: A tool message.
+
+        Returns:
+            `view.original_artifact` for processed messages, else `message.artifact`.
+
+        Example:
+            ```python
+            rows = ResultLayer.tool_artifact(msg)
+            ```
+        """
+        view = ResultView.from_artifact(message.artifact)
+        return view.original_artifact if view is not None else message.artifact
 
     # ------------------------------------------------------------------ adapters
 
@@ -465,9 +732,37 @@ class ResultLayer:
         """
         return [self.wrap_tool(t) for t in tools]
 
+    def wrapped_tool(self, tool: BaseTool) -> BaseTool:
+        """The layer's wrapper of `tool`, made once per tool object (the middleware's path).
+
+        Args:
+            tool: A tool.
+
+        Returns:
+            Its `ResultLayerTool` (the fetch tool and already wrapped tools as they are).
+
+        Example:
+            ```python
+            assert layer.wrapped_tool(search) is layer.wrapped_tool(search)
+            ```
+        """
+        key = id(tool)
+        with self._lock:
+            entry = self._wrappers.get(key)
+            if entry is not None and entry[0] is tool:
+                return entry[1]
+        wrapped = self.wrap_tool(tool)
+        with self._lock:
+            if len(self._wrappers) >= _MAX_WRAPPERS:
+                self._wrappers.clear()
+            self._wrappers[key] = (tool, wrapped)
+        return wrapped
+
     @property
-    def truncation_node(self) -> Any:
+    def truncation_node(self) -> TruncationNode:
         """A LangGraph node (sync and async) that processes new `ToolMessage`s in state.
+
+        One per layer (the same object on every access); it keeps no per-request state.
 
         Example:
             ```python
@@ -475,9 +770,12 @@ class ResultLayer:
             graph.add_edge("tools", "truncate")
             ```
         """
-        from langchain_result_layer.adapters.truncation_node import make_truncation_node  # noqa: PLC0415
+        with self._lock:
+            if self._truncation_node is None:
+                from langchain_result_layer.adapters.truncation_node import TruncationNode  # noqa: PLC0415
 
-        return make_truncation_node(self)
+                self._truncation_node = TruncationNode(self)
+            return self._truncation_node
 
     def count_request(
         self,
@@ -502,23 +800,30 @@ class ResultLayer:
         return request_counter_for(self).count(messages, system=system, tools=tools)
 
     @property
-    def budget_guard(self) -> Any:
+    def budget_guard(self) -> BudgetGuard:
         """The global budget guard as a pre-model hook / node (sync and async).
+
+        One per layer (the same object on every access); it keeps no per-request state. For
+        a system prompt, tools or other settings build `BudgetGuard(layer, ...)`.
 
         Example:
             ```python
             agent = create_react_agent(model, tools, pre_model_hook=layer.budget_guard)
             ```
         """
-        from langchain_result_layer.adapters.budget_guard import make_budget_guard  # noqa: PLC0415
+        with self._lock:
+            if self._budget_guard is None:
+                from langchain_result_layer.adapters.budget_guard import BudgetGuard  # noqa: PLC0415
 
-        return make_budget_guard(self)
+                self._budget_guard = BudgetGuard(self)
+            return self._budget_guard
 
-    def middleware(self, **kwargs: Any) -> Any:
+    def middleware(self, **kwargs: Any) -> ResultLayerMiddleware:
         """An `AgentMiddleware` for `langchain.agents.create_agent`.
 
         Args:
-            **kwargs: Options of `ResultLayerMiddleware`.
+            **kwargs: Options of `ResultLayerMiddleware` (`process_results`, `guard`,
+                `fetch_tool`, `name`).
 
         Returns:
             The middleware.
@@ -531,3 +836,22 @@ class ResultLayer:
         from langchain_result_layer.adapters.middleware import ResultLayerMiddleware  # noqa: PLC0415
 
         return ResultLayerMiddleware(self, **kwargs)
+
+
+def _config_or_current(config: RunnableConfig | None) -> RunnableConfig | None:
+    return config if config is not None else var_child_runnable_config.get()
+
+
+_MAX_WRAPPERS = 4_096
+"""Tool wrappers kept per layer (the tools of the agents it serves)."""
+
+_ARTIFACT_SLACK = 2_048
+"""Characters an artifact may take beyond the text the model sees (its fixed fields)."""
+
+
+def _artifact_limit(content: object) -> int:
+    if isinstance(content, str):
+        return len(content) + _ARTIFACT_SLACK
+    from langchain_result_layer.views.blocks import content_chars  # noqa: PLC0415
+
+    return content_chars(content) + _ARTIFACT_SLACK

@@ -5,7 +5,10 @@ tool name of a result and get back what the model should see plus the record of 
 
 Guarantees:
 
-- a result within budget passes through unchanged (same object, byte-identical);
+- every result is fenced as untrusted data, small ones too: a result within budget is shown
+  whole inside the fence (text imitating the layer's markup neutralised); with fencing off
+  (`ResultLayer(fence_results=False)` or `ToolPolicy(fence=False)`) it passes through
+  unchanged instead (same object, byte-identical);
 - the rendered content always fits the budget (tokens under the configured counter, and
   characters); a view that fails or overshoots falls back to the text view, then to a bare
   notice;
@@ -32,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import logging
 from collections.abc import Mapping
@@ -42,7 +46,13 @@ from langchain_result_layer.config import ToolPolicy
 from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
 from langchain_result_layer.core.jsonable import materialize, to_json_text
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, fetch_call, plural
+from langchain_result_layer.core.render import (
+    DEFAULT_FETCH_TOOL_NAME,
+    Fence,
+    fetch_call,
+    neutralise_inline,
+    plural,
+)
 from langchain_result_layer.core.tokens import TokenCounter, count_within
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import StoreQuotaExceededError
@@ -85,9 +95,10 @@ class ProcessOutcome:
     """The result of processing one tool output.
 
     Attributes:
-        content: What the model sees (the original object when it passed through).
+        content: What the model sees (the whole result, fenced, when it fits; the original
+            object itself when fencing is off).
         view: The record of the view.
-        passed_through: Whether the content is the original, unchanged.
+        passed_through: Whether the whole result is shown (nothing was cut).
         record: The stored record's metadata, when stored.
         reference: Reference to the stored raw result, when stored.
         extra: Free-form details for adapters.
@@ -104,6 +115,8 @@ class ProcessOutcome:
     record: RecordMeta | None = None
     reference: Reference | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    fenced: bool = True
+    """Whether the content is fenced as untrusted data (`False` only with fencing off)."""
 
     def metadata(self) -> dict[str, Any]:
         """The JSON-ready marker stored in `response_metadata["result_layer"]`.
@@ -129,6 +142,8 @@ class ProcessOutcome:
             "shown_chars": view.shown_chars,
             "counter": view.counter,
             "capped": bool(self.record is not None and self.record.capped),
+            "expires_at": self.record.expires_at if self.record is not None else None,
+            "fenced": self.fenced,
             "headline": headline_of(view),
         }
 
@@ -184,8 +199,12 @@ class _Plan:
     prepared: Prepared | None = None
     blocks: BlockPlan | None = None
     binary: bool = False
+    fence: bool = True
+    """Whether the result is fenced (the layer's and the tool's setting)."""
+    shown: Any = None
+    """What the model sees of a result that fits (the fenced text; the payload unfenced)."""
     tokens: int | None = None
-    """Tokens of the payload as it is, when counted (results that fit)."""
+    """Tokens of `shown`, when counted (results that fit)."""
 
 
 class ResultPipeline:
@@ -205,6 +224,9 @@ class ResultPipeline:
         turn_tokens: Tokens that all results of one model turn's parallel tool calls may take
             together; each of `n` parallel results gets at most `turn_tokens / n`
             (`None`: no turn limit).
+        fence_results: Fence every result as untrusted data, small ones too (a tool's
+            `ToolPolicy(fence=...)` overrides it); `False` passes results that fit through
+            unchanged.
 
     Example:
         ```python
@@ -225,7 +247,9 @@ class ResultPipeline:
         ttl_seconds: float | None = None,
         summarizer: ResultSummarizer | None = None,
         turn_tokens: int | None = None,
+        fence_results: bool = True,
     ) -> None:
+        self.fence_results = fence_results
         self.summarizer = summarizer
         self.turn_tokens = turn_tokens
         self.budget = budget
@@ -236,6 +260,43 @@ class ResultPipeline:
         self.image_tokens = image_tokens
         self.store_small_results = store_small_results
         self.ttl_seconds = ttl_seconds
+
+    def using(self, store: ResultStore | None) -> ResultPipeline:
+        """This pipeline with another store (the graph's store of one run).
+
+        Args:
+            store: The store to write to.
+
+        Returns:
+            `self` when it is the same store, else a shallow copy using `store`.
+
+        Example:
+            ```python
+            pipeline.using(graph_store).process(big_log)  # doctest: +SKIP
+            ```
+        """
+        if store is self.store:
+            return self
+        other = copy.copy(self)
+        other.store = store
+        return other
+
+    def fences(self, tool_name: str | None) -> bool:
+        """Whether results of `tool_name` are fenced (its policy, else the layer's setting).
+
+        Args:
+            tool_name: The tool.
+
+        Returns:
+            `True` when fenced.
+
+        Example:
+            ```python
+            assert pipeline.fences("read_log")  # doctest: +SKIP
+            ```
+        """
+        policy = self.policy_for(tool_name)
+        return self.fence_results if policy.fence is None else policy.fence
 
     # ------------------------------------------------------------------ planning (pure)
 
@@ -288,6 +349,48 @@ class ResultPipeline:
             return None
         return count_within(self.counter, text, budget.tokens)
 
+    def _fits_whole(self, plan: _Plan, text: str, original: Any) -> bool:
+        """Whether the whole result, as shown (fenced unless fencing is off), fits the budget."""
+        if plan.fence:
+            if len(text) + _FENCE_CHARS > plan.budget.chars:
+                return False
+            shown: Any = Fence.for_content(text).wrap(text)
+            plan.tokens = self._count_if_fits(shown, plan.budget)
+        else:
+            shown = original
+            plan.tokens = self._count_if_fits(text, plan.budget)
+        if plan.tokens is None:
+            return False
+        plan.fits, plan.shown = True, shown
+        return True
+
+    def _plan_block_list(self, plan: _Plan, blocks: list[Any]) -> None:
+        """Plan a content-block list; fenced text blocks get room for their fences."""
+        budget = plan.budget
+        reserve_tokens = reserve_chars = 0
+        if plan.fence:
+            texts = sum(1 for b in blocks if block_text(b) is not None)
+            reserve_tokens, reserve_chars = texts * _FENCE_TOKENS, texts * _FENCE_CHARS
+        for _ in range(3):
+            inner = Budget(
+                tokens=max(MIN_RESULT_TOKENS, budget.tokens - reserve_tokens),
+                chars=max(MIN_RESULT_CHARS, budget.chars - reserve_chars),
+            )
+            plan.blocks = plan_blocks(
+                blocks, budget=inner, counter=self.counter, image_tokens=self.image_tokens
+            )
+            plan.fits = plan.blocks.fits
+            plan.tokens = plan.blocks.tokens
+            if not plan.fits:
+                return
+            shown = _fence_blocks(blocks, range(len(blocks))) if plan.fence else blocks
+            tokens, chars = self._measure(shown)
+            if tokens <= budget.tokens and chars <= budget.chars:
+                plan.shown, plan.tokens = shown, tokens
+                return
+            reserve_tokens, reserve_chars = reserve_tokens * 2 + 16, reserve_chars * 2 + 64
+        plan.fits = False
+
     def _plan(
         self,
         content: Any,
@@ -309,6 +412,7 @@ class ResultPipeline:
             is_error=status == "error",
             tool_name=tool_name,
             payload=content,
+            fence=self.fence_results if policy.fence is None else policy.fence,
         )
         budget = plan.budget
         if not isinstance(content, (str, bytes, bytearray, memoryview)):
@@ -322,9 +426,7 @@ class ResultPipeline:
             if policy.kind is None and get_view("binary") is None:
                 return plan  # no binary view: a notice, rendered by the pipeline
         elif isinstance(content, str):
-            plan.tokens = self._count_if_fits(content, budget)
-            if plan.tokens is not None:
-                plan.fits = True
+            if self._fits_whole(plan, content, content):
                 return plan
             data = _bytes_from_repr(content)
             if data is not None:
@@ -334,16 +436,10 @@ class ResultPipeline:
                 if policy.kind is None and get_view("binary") is None:
                     return plan
         elif is_content_block_list(content) and policy.kind is None:
-            plan.blocks = plan_blocks(
-                content, budget=budget, counter=self.counter, image_tokens=self.image_tokens
-            )
-            plan.fits = plan.blocks.fits
-            plan.tokens = plan.blocks.tokens
+            self._plan_block_list(plan, content)
             return plan
         else:
-            plan.tokens = self._count_if_fits(to_json_text(content), budget)
-            if plan.tokens is not None:
-                plan.fits = True
+            if self._fits_whole(plan, to_json_text(content), content):
                 return plan
         try:
             view = choose_view(plan.payload, kind=policy.kind)
@@ -594,7 +690,12 @@ class ResultPipeline:
         if plan.fits:
             view = self._passthrough_view(plan, meta)
             return ProcessOutcome(
-                content=plan.payload, view=view, passed_through=True, record=meta, reference=ref
+                content=plan.shown,
+                view=view,
+                passed_through=True,
+                record=meta,
+                reference=ref,
+                fenced=plan.fence,
             )
         if plan.blocks is not None:
             return self._render_blocks(plan, meta, ref, note, parts or {})
@@ -645,17 +746,19 @@ class ResultPipeline:
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         tokens = plan.tokens
         if tokens is None:
-            tokens = content_tokens(payload, self.counter, image_tokens=self.image_tokens)
-        chars = content_chars(payload)
+            tokens = content_tokens(plan.shown, self.counter, image_tokens=self.image_tokens)
+        first = _first_line(text)
+        headline = f"{first[:100]} ({lines:,} lines)" if first and lines > 1 else first
         return ResultView(
             kind=meta.kind if meta else kind,
+            summary={"headline": headline} if headline else {},
             total=lines,
             unit="lines",
             shown=lines,
-            original_chars=chars,
+            original_chars=content_chars(payload),
             original_lines=lines,
             original_bytes=utf8_length(text),
-            shown_chars=chars,
+            shown_chars=content_chars(plan.shown),
             shown_tokens=tokens,
             budget_tokens=plan.budget.tokens,
             budget_chars=plan.budget.chars,
@@ -723,8 +826,10 @@ class ResultPipeline:
                     tokens=plan.budget.tokens - cost, chars=plan.budget.chars - len(candidate)
                 )
                 break
+        # Text blocks shown whole are fenced like any result; cut ones are fenced by their view.
+        shown_blocks = _fence_blocks(blocks, bplan.keep) if plan.fence else blocks
         rendering = render_blocks(
-            blocks,
+            shown_blocks,
             bplan,
             budget=blocks_budget,
             counter=self.counter,
@@ -943,6 +1048,37 @@ class ResultPipeline:
 
 
 _BYTES_REPR_MAX = 64_000_000
+_FENCE_CHARS = 96
+"""Characters a fence adds around a text (open and close lines with their newlines)."""
+_FENCE_TOKENS = 32
+"""Tokens reserved for one fence when planning (the final text is counted exactly)."""
+
+
+def _first_line(text: str) -> str:
+    """The first non-empty line of a result, for its headline (imitations neutralised)."""
+    for line in text[:4_000].splitlines():
+        stripped = line.strip()
+        if stripped:
+            return neutralise_inline(stripped[:160])
+    return ""
+
+
+def _fence_blocks(blocks: list[Any], indices: Any) -> list[Any]:
+    """`blocks` with the text blocks at `indices` fenced (each with its own fence)."""
+    out = list(blocks)
+    for i in indices:
+        block = out[i]
+        text = block_text(block)
+        if text is None:
+            continue
+        fenced = Fence.for_content(text).wrap(text)
+        if isinstance(block, str):
+            out[i] = fenced
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            out[i] = {**block, "text": fenced}
+        else:
+            out[i] = {"type": "text", "text": fenced}
+    return out
 
 
 def _bytes_from_repr(text: str) -> bytes | None:

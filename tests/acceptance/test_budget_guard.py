@@ -37,6 +37,7 @@ from tests.acceptance.conftest import (
     prefix_breaks,
     request_tokens,
 )
+from tests.fenced import unfence
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -229,7 +230,7 @@ def test_pinned_tool_is_never_cleared(long_run: LongRun) -> None:
         plan = [m for m in request if isinstance(m, ToolMessage) and m.name == "get_plan"]
         assert len(plan) == 1
         assert not is_cleared(plan[0])
-        assert plan[0].content == PLAN
+        assert unfence(str(plan[0].content)) == PLAN.removesuffix("\n")
 
 
 def test_placeholders_are_one_line_and_restore_through_fetch(

@@ -23,6 +23,7 @@ from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.demo.data import build_stdlib_database
 from langchain_result_layer.stores import InMemoryResultStore, SQLResultStore
 from langchain_result_layer.tools import create_sql_query_tool
+from tests.fenced import first_page_values
 
 CFG = {"configurable": {"tenant_id": "acme", "user_id": "ada", "thread_id": "t1"}}
 
@@ -60,7 +61,7 @@ async def follow(
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[ToolMessage]]:
     """Rows seen by following `next` from the first view to the end, and the pages."""
     view = view_of(first)
-    seen = [(item["row"], item["values"]) for item in view.items]
+    seen = first_page_values(layer, view, CFG)
     pages: list[ToolMessage] = []
     ref = view.references.get("next")
     budget = layer.pipeline.budget_for("fetch_tool_result")

@@ -7,7 +7,7 @@ from typing import Any
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 
-from langchain_result_layer import ResultLayer
+from langchain_result_layer import GuardSettings, ResultLayer
 from langchain_result_layer.adapters._messages import layer_marker
 from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
 from langchain_result_layer.scripted import ScriptedChatModel
@@ -26,11 +26,20 @@ WINDOW = 16_000
 CONFIG = {"recursion_limit": 400, "configurable": {"thread_id": "agent-1", "user_id": "ada"}}
 
 
-def build(data: DataSource, *, store: Any = "memory", turns: int = 32, **mw: Any):
+def build(
+    data: DataSource,
+    *,
+    store: Any = "memory",
+    turns: int = 32,
+    guard: GuardSettings | None = None,
+    **mw: Any,
+):
     policy = Policy(data, turns=turns)
     model = scripted_model(policy, WINDOW)
     # The window comes from the model's profile.
-    layer = ResultLayer(model=model, max_result_tokens=1_500, store=store, token_counter="tiktoken")
+    layer = ResultLayer(
+        model=model, max_result_tokens=1_500, store=store, token_counter="tiktoken", guard=guard
+    )
     assert layer.context_window == WINDOW
     middleware = layer.middleware(**mw)
     agent = create_agent(
@@ -75,7 +84,7 @@ async def test_create_agent_async(data: DataSource) -> None:
 
 
 def test_create_agent_non_destructive(data: DataSource) -> None:
-    agent, model, _, layer, _ = build(data, non_destructive=True, turns=31)
+    agent, model, _, layer, _ = build(data, guard=GuardSettings(non_destructive=True), turns=31)
     out = agent.invoke({"messages": [("user", "Why did the build fail?")]}, CONFIG)
     report = check_requests(model, layer)
     assert report.cleared_calls
@@ -140,8 +149,8 @@ def _history(data: DataSource, turns: int) -> list[Any]:
 
 
 def test_first_call_uses_the_exact_request_and_persists(data: DataSource) -> None:
-    """`before_model` cannot know the system prompt and tools before the first model call;
-    `wrap_model_call` sees the exact request, clears what is still needed and persists it."""
+    """The guard runs on the exact request (`wrap_model_call`: system prompt and tool schemas
+    included), clears what is needed on the first call and persists it with the response."""
     from langchain_result_layer.adapters._messages import RequestCounter
 
     policy = Policy(data, turns=0, fetch=False)
@@ -164,7 +173,6 @@ def test_first_call_uses_the_exact_request_and_persists(data: DataSource) -> Non
     agent = create_agent(model, make_tools(data), system_prompt=big_prompt, middleware=[middleware])
     out = agent.invoke({"messages": history}, CONFIG)
     check_requests(model, layer)
-    assert middleware.last_result is not None
     cleared = [
         m for m in out["messages"] if isinstance(m, ToolMessage) and layer_marker(m).get("cleared")
     ]

@@ -111,7 +111,12 @@ def test_non_destructive_mode_keeps_state_and_prefix(data: DataSource) -> None:
     tools = layer.wrap_tools(make_tools(data)) + fetch_tools(layer)
     policy = Policy(data, turns=31, fetch=False)
     model = scripted_model(policy, WINDOW)
-    guard = BudgetGuard(layer, system_prompt=SYSTEM_PROMPT, tools=tools, non_destructive=True)
+    guard = BudgetGuard(
+        layer,
+        system_prompt=SYSTEM_PROMPT,
+        tools=tools,
+        settings=GuardSettings(non_destructive=True),
+    )
     agent = create_react_agent(model, tools, prompt=SYSTEM_PROMPT, pre_model_hook=guard)
     out = agent.invoke({"messages": [("user", "Why did the build fail?")]}, CONFIG)
     report = check_requests(model, layer, system=SYSTEM_PROMPT)

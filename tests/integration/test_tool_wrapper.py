@@ -21,6 +21,7 @@ from langchain_result_layer import ResultLayer, ResultView
 from langchain_result_layer.adapters._messages import layer_marker
 from langchain_result_layer.adapters.tool_wrapper import ResultLayerTool, unwrap_tool
 from langchain_result_layer.scripted import ScriptedChatModel, ai_tool_calls, tool_call
+from tests.fenced import unfence
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -131,8 +132,10 @@ def test_content_and_artifact_is_kept(layer: ResultLayer) -> None:
     small, big = run_tool_node(
         [wrapped], [tool_call("rows", {"n": 3}, id="s"), tool_call("rows", {"n": 50_000}, id="b")]
     )
-    assert small.artifact == {"count": 3}
-    assert small.content == "0|ok\n1|ok\n2|ok"
+    # One artifact shape whatever the size: the view, with the tool's own artifact inside.
+    assert ResultLayer.tool_artifact(small) == {"count": 3}
+    assert isinstance(small.artifact, ResultView)
+    assert unfence(str(small.content)) == "0|ok\n1|ok\n2|ok"
     view = ResultView.from_artifact(big.artifact)
     assert view is not None
     assert view.truncated
@@ -209,9 +212,11 @@ def test_plain_invoke_and_functions(layer: ResultLayer) -> None:
 
     wrapped = layer.wrap_tool(dump)
     assert wrapped.name == "dump"
-    assert wrapped.invoke({"n": 2}) == BIG[:60]  # within budget: unchanged
+    assert unfence(wrapped.invoke({"n": 2})) == BIG[:60].removesuffix("\n")  # shown whole
     assert len(wrapped.invoke({"n": 10_000})) < 10_000 * 30
-    assert wrapped.run({"n": 2}) == BIG[:60]
+    assert unfence(wrapped.run({"n": 2})) == BIG[:60].removesuffix("\n")
+    plain = ResultLayer(context_window=layer.context_window, fence_results=False)
+    assert plain.wrap_tool(dump).invoke({"n": 2}) == BIG[:60]  # the opt-out: unchanged
     with pytest.raises(TypeError):
         layer.wrap_tool(42)  # type: ignore[arg-type]
 

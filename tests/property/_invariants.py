@@ -12,7 +12,7 @@ import re
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import format_line_ranges, range_text
+from langchain_result_layer.core.render import IMITATION_NOTE, Fence, format_line_ranges, range_text
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.truncate import TextTruncation
 from langchain_result_layer.core.view import OmittedRange
@@ -154,8 +154,13 @@ def check_truncation(
         pos = seg.end
     if pos < n:
         expected.append(marker(next(omit)))
-    assert body == "".join(expected)
-    markers = re.findall(rf"^\[{nonce}: (.*) omitted \(([\d,]+) chars?\)\]$", body, re.M)
+    # Shown lines that imitate the layer's markup are neutralised (visibly marked) by the fence.
+    assert body == Fence(nonce=nonce).neutralise("".join(expected))
+    markers = [
+        m
+        for m in re.findall(rf"^\[{nonce}: (.*) omitted \(([\d,]+) chars?\)\]$", body, re.M)
+        if not m[0].startswith(IMITATION_NOTE)
+    ]
     assert len(markers) == len(cut.omitted)
 
     # 7. The notice: every number matches the record.

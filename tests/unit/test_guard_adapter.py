@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
+from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 
 from langchain_result_layer import ContextBudgetExceeded, GuardSettings, ResultLayer, ToolPolicy
+from langchain_result_layer.adapters._markers import MarkerSigner
 from langchain_result_layer.adapters._messages import RequestCounter
 from langchain_result_layer.adapters._placeholders import clear_call_arguments, is_cleared
 from langchain_result_layer.adapters.budget_guard import BudgetGuard, ContextBudgetWarning
@@ -152,7 +155,7 @@ def test_placeholders_keep_identity_and_restore_reference(layer: ResultLayer) ->
     for new in result.replacements:
         old = by_id[new.id]
         assert isinstance(new, ToolMessage)
-        assert is_cleared(new)
+        assert is_cleared(new, layer.signer)
         assert (new.id, new.tool_call_id, new.name, new.status) == (
             old.id,
             old.tool_call_id,
@@ -182,7 +185,7 @@ def test_guard_is_idempotent_and_sticky(layer: ResultLayer) -> None:
     third = guard.guard(more)
     edited = third.messages
     for i, m in enumerate(first.messages):
-        if is_cleared(m):
+        if is_cleared(m, layer.signer):
             assert edited[i] is m or edited[i].content == m.content
 
 
@@ -288,11 +291,13 @@ def test_drop_oldest_turns_is_refused(layer: ResultLayer) -> None:
 
 
 def test_clears_old_tool_inputs_when_results_are_not_enough() -> None:
+    # Tiny results: unfenced, so that clearing them cannot help and only the inputs can.
     layer = ResultLayer(
         context_window=6_000,
         store="memory",
         token_counter="tiktoken",
         guard=GuardSettings(target_fraction=0.5),
+        fence_results=False,
     )
     msgs: list[BaseMessage] = [HumanMessage("refactor", id="h")]
     for k in range(10):
@@ -344,8 +349,9 @@ def test_clear_call_arguments_clears_provider_copies_and_notes_once() -> None:
             ]
         },
     )
-    once = clear_call_arguments(ai, ["c1"])
-    twice = clear_call_arguments(once, ["c2"])
+    signer = MarkerSigner()
+    once = clear_call_arguments(ai, ["c1"], signer=signer)
+    twice = clear_call_arguments(once, ["c2"], signer=signer)
     assert [c["args"] for c in twice.tool_calls] == [{}, {}]
     assert [c["id"] for c in twice.tool_calls] == ["c1", "c2"]
     assert once.content[1]["input"] == {}
@@ -355,7 +361,7 @@ def test_clear_call_arguments_clears_provider_copies_and_notes_once() -> None:
 
 
 def test_non_destructive_remembers_decisions(layer: ResultLayer) -> None:
-    guard = BudgetGuard(layer, non_destructive=True)
+    guard = BudgetGuard(layer, settings=replace(layer.guard_settings, non_destructive=True))
     msgs = conversation(layer, 12)
     first = guard.guard(msgs)
     assert first.changed

@@ -12,6 +12,17 @@ and tool-call objects, so a message mutated in place is recounted) and then by i
 from a checkpoint costs one pass over new strings only). A guard call on a conversation it
 has seen before therefore costs O(new messages).
 
+Every cache is scoped: the key of a count carries the scope of the run (tenant, user, thread),
+the message's id, a hash of its content and the signature of its marker, so nothing counted for
+one conversation is ever served to another. Markers are trusted only when their signature
+verifies (see `_markers.py`); a forged one is ignored and the content is counted.
+
+New large text is first given a cheap, provably conservative upper bound instead of an exact
+count (`upper_bound`: a BPE token always spans at least one UTF-8 byte, so a tiktoken count
+never exceeds the text's UTF-8 length). A guard call whose total stays under the trigger with
+those bounds needs no exact count at all; near the trigger `exact_infos` counts exactly what was
+only bounded, once (the exact count is cached like any other).
+
 Example:
     ```python
     from langchain_core.messages import HumanMessage
@@ -40,11 +51,11 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from langchain_result_layer.adapters._markers import MarkerSigner, raw_marker
 from langchain_result_layer.core.guard import MessageRecord, Role
 from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
-from langchain_result_layer.core.tokens import TokenCounter
-from langchain_result_layer.core.view import ResultView
-from langchain_result_layer.pipeline import META_KEY
+from langchain_result_layer.core.tokens import TiktokenCounter, TokenCounter
+from langchain_result_layer.stores.base import Principal
 
 __all__ = [
     "BLOCK_OVERHEAD",
@@ -53,6 +64,7 @@ __all__ = [
     "MessageInfo",
     "RequestCounter",
     "compact_json",
+    "content_key",
     "layer_marker",
     "parallel_calls",
 ]
@@ -74,27 +86,52 @@ _MEDIA_BLOCKS = frozenset(
     {"image", "image_url", "input_image", "file", "audio", "input_audio", "video", "document"}
 )
 _MAX_ENTRIES = 200_000
+_BOUND_MIN_CHARS = 2_000
+"""Texts shorter than this are counted exactly at once (cheap); longer ones get a bound first."""
+
+Scope = tuple[str | None, str | None, str | None]
+"""Who a count was made for: (tenant, user, thread)."""
+
+_NO_SCOPE: Scope = (None, None, None)
 
 
 def layer_marker(message: BaseMessage) -> Mapping[str, Any]:
-    """The result layer's marker in `response_metadata` (empty when absent).
+    """The result layer's marker in `response_metadata`, as stored (unverified).
+
+    For inspection (tests, debugging). The layer itself trusts a marker only when its signature
+    verifies (`ResultLayer.marker_of`).
 
     Args:
         message: Any message.
 
     Returns:
-        The marker mapping.
+        The marker mapping (empty when absent).
 
     Example:
         ```python
         layer_marker(ToolMessage("x", tool_call_id="1"))  # {}
         ```
     """
-    metadata = getattr(message, "response_metadata", None)
-    if not isinstance(metadata, Mapping):
-        return {}
-    marker = metadata.get(META_KEY)
-    return marker if isinstance(marker, Mapping) else {}
+    return raw_marker(message)
+
+
+def scope_of(principal: Principal | None) -> Scope:
+    """The cache scope of a principal (tenant, user, thread).
+
+    Args:
+        principal: The run's principal (`None`: no scope).
+
+    Returns:
+        The scope key.
+
+    Example:
+        ```python
+        assert scope_of(None) == (None, None, None)
+        ```
+    """
+    if principal is None:
+        return _NO_SCOPE
+    return (principal.tenant, principal.user, principal.thread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,12 +141,14 @@ class MessageInfo:
     Attributes:
         record: The plain record the core guard plans with.
         message_id: The message's id.
+        exact: Whether `record.tokens` is the exact count (else a provable upper bound).
         ref: For tool results: the reference that restores the full result, if stored.
         headline: For tool results: a one-line summary.
         processed: For tool results: whether the per-result layer processed it.
         original_chars: For tool results: characters of the original result.
         kind: For tool results: the view kind.
         store_error: For tool results: why the original could not be saved, if so.
+        expires_at: For tool results: when the stored original expires (Unix time), if known.
 
     Example:
         ```python
@@ -119,12 +158,14 @@ class MessageInfo:
 
     record: MessageRecord
     message_id: str | None
+    exact: bool = True
     ref: str | None = None
     headline: str | None = None
     processed: bool = False
     original_chars: int | None = None
     kind: str | None = None
     store_error: str | None = None
+    expires_at: float | None = None
 
 
 def _role(message: BaseMessage) -> Role:
@@ -145,6 +186,27 @@ def _value_key(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float)):
         return value
     return hash(to_json_text(value))  # total and bounded, whatever the tool put there
+
+
+def content_key(content: Any) -> Any:
+    """A cheap, collision-resistant key of message content (lengths and keyed hashes).
+
+    Python's string hash is keyed per process (SipHash with a random seed), so no tool output
+    can be crafted to collide with another; it is cached on the string, so re-keying costs
+    nothing for content already seen.
+
+    Args:
+        content: Message content.
+
+    Returns:
+        A hashable key.
+
+    Example:
+        ```python
+        assert content_key("a") == content_key("a")
+        ```
+    """
+    return _content_key(content)
 
 
 def _content_key(content: Any) -> Any:
@@ -181,24 +243,19 @@ def _calls_key(message: BaseMessage) -> Any:
 def _marker_key(marker: Mapping[str, Any]) -> Any:
     if not marker:
         return None
-    cleared_inputs = marker.get("cleared_tool_inputs")
-    return (
-        bool(marker.get("processed")),
-        bool(marker.get("cleared")),
-        marker.get("ref"),
-        tuple(cleared_inputs) if isinstance(cleared_inputs, list) else None,
-    )
+    return _value_key(dict(marker))
 
 
-def _message_key(message: BaseMessage) -> tuple[Any, ...]:
+def _message_key(message: BaseMessage, scope: Scope) -> tuple[Any, ...]:
     return (
+        scope,
         type(message).__name__,
         message.id,
         _content_key(message.content),
         message.name,
         getattr(message, "tool_call_id", None),
         getattr(message, "status", None),
-        _marker_key(layer_marker(message)),
+        _marker_key(raw_marker(message)),
         _calls_key(message),
     )
 
@@ -234,12 +291,15 @@ class RequestCounter:
     """Counts requests as the model sees them, caching each message's count.
 
     Thread-safe: counts are deterministic, so concurrent callers may at worst count a new
-    message twice.
+    message twice. Keeps no per-request state: every cache entry is keyed by the scope of the
+    run, the message and its content.
 
     Args:
         counter: The token counter (the layer's).
         image_tokens: Cost of one image or other non-text block.
         max_entries: Bound of each cache; the oldest half is dropped when it is reached.
+        signer: Verifies the layer's markers (`None`: no marker is trusted; every message is
+            counted from its content).
 
     Example:
         ```python
@@ -249,18 +309,42 @@ class RequestCounter:
     """
 
     def __init__(
-        self, counter: TokenCounter, *, image_tokens: int = 1_600, max_entries: int = _MAX_ENTRIES
+        self,
+        counter: TokenCounter,
+        *,
+        image_tokens: int = 1_600,
+        max_entries: int = _MAX_ENTRIES,
+        signer: MarkerSigner | None = None,
     ) -> None:
         self.counter = counter
         self.image_tokens = image_tokens
         self.max_entries = max_entries
-        self._by_obj: dict[int, tuple[weakref.ref[BaseMessage], Any, Any, MessageInfo]] = {}
+        self.signer = signer
+        self._bounded = isinstance(counter, TiktokenCounter)
+        self._by_obj: dict[int, tuple[weakref.ref[BaseMessage], Any, Any, Scope, MessageInfo]] = {}
         self._by_key: dict[tuple[Any, ...], MessageInfo] = {}
         self._text: dict[tuple[int, int], int] = {}
         self._tools: dict[int, tuple[Any, int]] = {}
         self._lock = threading.Lock()
         self.misses = 0
-        """How many messages were counted (not served from a cache)."""
+        """How many messages were counted or bounded (not served from a cache)."""
+        self.exact_counts = 0
+        """How many message contents were counted exactly after a bound (near the trigger)."""
+
+    # ------------------------------------------------------------------ markers
+
+    def marker(self, message: BaseMessage) -> Mapping[str, Any]:
+        """The message's marker when its signature verifies, else `{}`.
+
+        Args:
+            message: Any message.
+
+        Returns:
+            The trusted marker.
+        """
+        if self.signer is None:
+            return {}
+        return self.signer.verified(message)
 
     # ------------------------------------------------------------------ text and blocks
 
@@ -285,21 +369,64 @@ class RequestCounter:
                 self._text[key] = cached
         return cached
 
-    def _block_tokens(self, block: Any) -> int:
+    def upper_bound(self, text: str) -> int | None:
+        """A provable upper bound of `text`'s tokens, when one is cheaper than counting.
+
+        For tiktoken encodings every token spans at least one UTF-8 byte, so the UTF-8
+        length bounds the count (an ASCII text's length, in O(1)). Short texts and other
+        counters get `None`: count them.
+
+        Args:
+            text: The text.
+
+        Returns:
+            The bound, or `None`.
+        """
+        if not self._bounded or len(text) < _BOUND_MIN_CHARS:
+            return None
+        if text.isascii():
+            return len(text)
+        return len(text.encode("utf-8", "surrogatepass"))
+
+    def _text_cost(self, text: str, exact: bool) -> tuple[int, bool]:
+        if not exact:
+            bound = self.upper_bound(text)
+            if bound is not None:
+                return bound, False
+        return self.counter.count(text), True
+
+    def _block_cost(self, block: Any, exact: bool) -> tuple[int, bool]:
         if isinstance(block, str):
-            return BLOCK_OVERHEAD + self.counter.count(block)
+            tokens, is_exact = self._text_cost(block, exact)
+            return BLOCK_OVERHEAD + tokens, is_exact
         if isinstance(block, dict):
             kind = block.get("type")
             if kind in _TEXT_BLOCKS:
                 text = block.get("text")
                 body = text if isinstance(text, str) else to_json_text(text)
-                return BLOCK_OVERHEAD + self.counter.count(body)
+                tokens, is_exact = self._text_cost(body, exact)
+                return BLOCK_OVERHEAD + tokens, is_exact
             if kind in _MEDIA_BLOCKS:
-                return BLOCK_OVERHEAD + self.image_tokens
-        return BLOCK_OVERHEAD + self.counter.count(compact_json(block))
+                return BLOCK_OVERHEAD + self.image_tokens, True
+        tokens, is_exact = self._text_cost(compact_json(block), exact)
+        return BLOCK_OVERHEAD + tokens, is_exact
+
+    def _content_cost(self, content: Any, exact: bool) -> tuple[int, bool]:
+        if isinstance(content, str):
+            return self._text_cost(content, exact)
+        if isinstance(content, list):
+            total, all_exact = 0, True
+            for block in content:
+                tokens, is_exact = self._block_cost(block, exact)
+                total += tokens
+                all_exact = all_exact and is_exact
+            return total, all_exact
+        return self._text_cost(to_json_text(content), exact)
 
     def content_tokens(self, content: Any) -> int:
         """Tokens of message content (a string, a block list or any JSON-ready value).
+
+        Never raises: odd blocks are counted as their JSON text.
 
         Args:
             content: The content.
@@ -307,23 +434,20 @@ class RequestCounter:
         Returns:
             The count.
         """
-        if isinstance(content, str):
-            return self.counter.count(content)
-        if isinstance(content, list):
-            return sum(self._block_tokens(b) for b in content)
-        return self.counter.count(to_json_text(content))
+        return self._content_cost(content, True)[0]
 
     # ------------------------------------------------------------------ messages
 
-    def _measure(self, message: BaseMessage) -> MessageInfo:
+    def _measure(self, message: BaseMessage, *, exact: bool) -> MessageInfo:
         self.misses += 1
         role = _role(message)
-        marker = layer_marker(message)
+        marker = self.marker(message)
         content_tokens: int | None = None
+        content_exact = True
         if isinstance(message, ToolMessage):
             content_tokens = self._known_content_tokens(message, marker)
         if content_tokens is None:
-            content_tokens = self.content_tokens(message.content)
+            content_tokens, content_exact = self._content_cost(message.content, exact)
         tokens = MESSAGE_OVERHEAD + content_tokens
         if message.name:
             tokens += 1 + self.counter.count(message.name)
@@ -349,7 +473,7 @@ class RequestCounter:
                 clearable_call_ids=tuple(clearable),
                 clearable_args_tokens=clearable_tokens,
             )
-            return MessageInfo(record=record, message_id=message.id)
+            return MessageInfo(record=record, message_id=message.id, exact=content_exact)
         if isinstance(message, ToolMessage):
             tokens += self.counter.count(message.tool_call_id or "")
             record = MessageRecord(
@@ -360,15 +484,20 @@ class RequestCounter:
                 is_error=message.status == "error",
                 cleared=bool(marker.get("cleared")),
             )
-            return self._tool_info(message, record, marker)
-        return MessageInfo(record=MessageRecord(role=role, tokens=tokens), message_id=message.id)
+            return self._tool_info(message, record, marker, exact=content_exact)
+        return MessageInfo(
+            record=MessageRecord(role=role, tokens=tokens),
+            message_id=message.id,
+            exact=content_exact,
+        )
 
     def _known_content_tokens(self, message: ToolMessage, marker: Mapping[str, Any]) -> int | None:
         """The content's token count the per-result layer recorded, when it provably applies.
 
         The pipeline counts every view it renders with the layer's counter; reusing that count
-        makes a new result cost O(1) here. It is used only for text content that is exactly
-        what the pipeline produced: same length as recorded, same counter, not a placeholder.
+        makes a new result cost O(1) here. It is used only for a verified marker (the
+        signature covers the content, so the count is the content's), text content, the same
+        counter, and not a placeholder.
         """
         content = message.content
         tokens = marker.get("tokens")
@@ -383,36 +512,23 @@ class RequestCounter:
         counter_name = marker.get("counter")
         if counter_name is not None and counter_name != self.counter.name:
             return None
-        if marker.get("passed_through"):
-            return tokens if marker.get("original_chars") == len(content) else None
-        view = ResultView.from_artifact(message.artifact)
-        if (
-            view is None
-            or view.shown_chars != len(content)
-            or view.shown_tokens != tokens
-            or view.counter != self.counter.name
-        ):
+        if marker.get("shown_chars", len(content)) != len(content):
             return None
         return tokens
 
     @staticmethod
     def _tool_info(
-        message: ToolMessage, record: MessageRecord, marker: Mapping[str, Any]
+        message: ToolMessage, record: MessageRecord, marker: Mapping[str, Any], *, exact: bool
     ) -> MessageInfo:
         ref = marker.get("ref") if isinstance(marker.get("ref"), str) else None
         headline = marker.get("headline") if isinstance(marker.get("headline"), str) else None
         original = marker.get("original_chars")
+        expires = marker.get("expires_at")
         if marker.get("processed"):
-            content = message.content
-            lines = marker.get("original_lines")
-            if marker.get("passed_through") and isinstance(content, str) and content.strip():
-                # The whole result is shown: its first line says more than the size facts.
-                headline = _headline_from_text(content)
-                if isinstance(lines, int) and lines > 1:
-                    headline = f"{headline[:100]} ({lines:,} lines)"
             return MessageInfo(
                 record=record,
                 message_id=message.id,
+                exact=exact,
                 ref=ref,
                 headline=headline,
                 processed=True,
@@ -421,26 +537,32 @@ class RequestCounter:
                 store_error=marker.get("store_error")
                 if isinstance(marker.get("store_error"), str)
                 else None,
+                expires_at=float(expires)
+                if isinstance(expires, (int, float)) and not isinstance(expires, bool)
+                else None,
             )
         content = message.content
         text = content if isinstance(content, str) else to_json_text(content)
         return MessageInfo(
             record=record,
             message_id=message.id,
+            exact=exact,
             headline=_headline_from_text(text),
             original_chars=len(text),
             kind="text" if isinstance(content, str) else "json",
         )
 
-    def _remember(self, key: tuple[Any, ...], message: BaseMessage, info: MessageInfo) -> None:
+    def _remember(
+        self, key: tuple[Any, ...], message: BaseMessage, scope: Scope, info: MessageInfo
+    ) -> None:
         with self._lock:
             if len(self._by_key) >= self.max_entries:
                 for old in list(self._by_key)[: self.max_entries // 2]:
                     del self._by_key[old]
             self._by_key[key] = info
-            self._remember_obj(message, info)
+            self._remember_obj(message, scope, info)
 
-    def _remember_obj(self, message: BaseMessage, info: MessageInfo) -> None:
+    def _remember_obj(self, message: BaseMessage, scope: Scope, info: MessageInfo) -> None:
         if len(self._by_obj) >= self.max_entries:
             self._by_obj.clear()
         oid = id(message)
@@ -452,13 +574,18 @@ class RequestCounter:
                 by_obj.pop(oid, None)
 
         calls = message.tool_calls if isinstance(message, AIMessage) else None
-        by_obj[oid] = (weakref.ref(message, _forget), message.content, calls, info)
+        by_obj[oid] = (weakref.ref(message, _forget), message.content, calls, scope, info)
 
-    def info(self, message: BaseMessage) -> MessageInfo:
+    def info(
+        self, message: BaseMessage, scope: Scope = _NO_SCOPE, *, exact: bool = True
+    ) -> MessageInfo:
         """The cached `MessageInfo` of a message (counted on first sight).
 
         Args:
             message: Any LangChain message.
+            scope: The run's scope (`scope_of(principal)`); caches never cross scopes.
+            exact: `False` accepts a provable upper bound for large new text (`info.exact`
+                says which it got).
 
         Returns:
             Its info.
@@ -469,28 +596,33 @@ class RequestCounter:
             and entry[0]() is message
             and entry[1] is message.content
             and (entry[2] is (message.tool_calls if isinstance(message, AIMessage) else None))
+            and entry[3] == scope
+            and (entry[4].exact or not exact)
         ):
-            return entry[3]
-        key = _message_key(message)
+            return entry[4]
+        key = _message_key(message, scope)
         info = self._by_key.get(key)
-        if info is None:
-            info = self._measure(message)
-            self._remember(key, message, info)
+        if info is None or (exact and not info.exact):
+            if exact and info is not None:
+                self.exact_counts += 1
+            info = self._measure(message, exact=exact)
+            self._remember(key, message, scope, info)
         else:
             with self._lock:
-                self._remember_obj(message, info)
+                self._remember_obj(message, scope, info)
         return info
 
-    def message_tokens(self, message: BaseMessage) -> int:
-        """Tokens one message costs in a request.
+    def message_tokens(self, message: BaseMessage, scope: Scope = _NO_SCOPE) -> int:
+        """Tokens one message costs in a request (exact).
 
         Args:
             message: The message.
+            scope: The run's scope.
 
         Returns:
             The count.
         """
-        return self.info(message).record.tokens
+        return self.info(message, scope).record.tokens
 
     # ------------------------------------------------------------------ system and tools
 
@@ -528,6 +660,8 @@ class RequestCounter:
                 continue
             tokens = self._schema_tokens(tool)
             with self._lock:
+                if len(self._tools) >= self.max_entries:
+                    self._tools.clear()
                 self._tools[id(tool)] = (tool, tokens)
             total += tokens
         return total
@@ -549,13 +683,15 @@ class RequestCounter:
         *,
         system: str | BaseMessage | None = None,
         tools: Sequence[Any] | None = None,
+        scope: Scope = _NO_SCOPE,
     ) -> int:
-        """Tokens of a whole request.
+        """Tokens of a whole request (exact).
 
         Args:
             messages: The messages.
             system: A system prompt given apart from the messages.
             tools: Tool schemas sent with the request.
+            scope: The run's scope.
 
         Returns:
             The count.
@@ -568,20 +704,24 @@ class RequestCounter:
         total = REQUEST_OVERHEAD + self.system_tokens(system) + self.tools_tokens(tools)
         info = self.info
         for message in messages:
-            total += info(message).record.tokens
+            total += info(message, scope).record.tokens
         return total
 
-    def infos(self, messages: Sequence[BaseMessage]) -> list[MessageInfo]:
+    def infos(
+        self, messages: Sequence[BaseMessage], scope: Scope = _NO_SCOPE, *, exact: bool = True
+    ) -> list[MessageInfo]:
         """The infos of several messages, in order.
 
         Args:
             messages: The messages.
+            scope: The run's scope.
+            exact: `False` accepts upper bounds for large new text.
 
         Returns:
             Their infos.
         """
         info = self.info
-        return [info(m) for m in messages]
+        return [info(m, scope, exact=exact) for m in messages]
 
 
 def parallel_calls(messages: Any, tool_call_id: str | None) -> int:

@@ -78,7 +78,12 @@ def _command_messages(command: Any) -> tuple[tuple[str, Any], list[Any]] | None:
 
 
 def process_output(
-    layer: ResultLayer, output: Any, config: RunnableConfig | None, *, siblings: int = 1
+    layer: ResultLayer,
+    output: Any,
+    config: RunnableConfig | None,
+    *,
+    siblings: int = 1,
+    store: object = None,
 ) -> Any:
     """Process a tool call's output (`ToolMessage`, `Command`, or a list of them).
 
@@ -87,6 +92,7 @@ def process_output(
         output: What the tool (or `ToolNode`'s handler) returned.
         config: The runnable config (principal of stored results).
         siblings: Results of the same model turn (parallel calls share the turn budget).
+        store: The graph's store of the run (`runtime.store`), if any.
 
     Returns:
         The same shape with every `ToolMessage` processed; anything else unchanged.
@@ -96,11 +102,18 @@ def process_output(
         process_output(layer, ToolMessage(big, tool_call_id="c1"), None)
         ```
     """
-    return _dispatch(output, lambda m: layer.process_tool_message(m, config, siblings=siblings))
+    return _dispatch(
+        output, lambda m: layer.process_tool_message(m, config, siblings=siblings, store=store)
+    )
 
 
 async def aprocess_output(
-    layer: ResultLayer, output: Any, config: RunnableConfig | None, *, siblings: int = 1
+    layer: ResultLayer,
+    output: Any,
+    config: RunnableConfig | None,
+    *,
+    siblings: int = 1,
+    store: object = None,
 ) -> Any:
     """Async twin of `process_output`.
 
@@ -109,6 +122,7 @@ async def aprocess_output(
         output: What the tool returned.
         config: The runnable config.
         siblings: Results of the same model turn.
+        store: The graph's store of the run (`runtime.store`), if any.
 
     Returns:
         The same shape with every `ToolMessage` processed.
@@ -119,7 +133,8 @@ async def aprocess_output(
         ```
     """
     return await _adispatch(
-        output, lambda m: layer.aprocess_tool_message(m, config, siblings=siblings)
+        output,
+        lambda m: layer.aprocess_tool_message(m, config, siblings=siblings, store=store),
     )
 
 
@@ -179,18 +194,27 @@ def is_tool_output(value: Any) -> bool:
 
 
 def process_raw(
-    layer: ResultLayer, output: Any, *, tool_name: str, config: RunnableConfig | None
+    layer: ResultLayer,
+    output: Any,
+    *,
+    tool_name: str,
+    config: RunnableConfig | None,
+    siblings: int = 1,
+    store: object = None,
 ) -> Any:
-    """Process the raw output of a tool invoked without a tool call.
+    """Process what a tool returned: messages and commands, or a raw output (no tool call).
 
     Args:
         layer: The result layer.
         output: The tool's return value.
         tool_name: The tool's name (selects its policy).
         config: The runnable config.
+        siblings: Results of the same model turn.
+        store: The graph's store of the run (`runtime.store`), if any.
 
     Returns:
-        The bounded view (the output itself when it is within budget).
+        The processed messages, or the fenced view of a raw output (the output itself when
+        fencing is off and it is within budget).
 
     Example:
         ```python
@@ -198,15 +222,20 @@ def process_raw(
         ```
     """
     if is_tool_output(output) or output is None:
-        return process_output(layer, output, config)
-    outcome = layer.pipeline.process(
-        output, tool_name=tool_name, principal=layer.principal_for(config)
-    )
+        return process_output(layer, output, config, siblings=siblings, store=store)
+    pipeline = layer.pipeline.using(layer.store_for(store, config))
+    outcome = pipeline.process(output, tool_name=tool_name, principal=layer.principal_for(config))
     return output if outcome is None else outcome.content
 
 
 async def aprocess_raw(
-    layer: ResultLayer, output: Any, *, tool_name: str, config: RunnableConfig | None
+    layer: ResultLayer,
+    output: Any,
+    *,
+    tool_name: str,
+    config: RunnableConfig | None,
+    siblings: int = 1,
+    store: object = None,
 ) -> Any:
     """Async twin of `process_raw`.
 
@@ -215,9 +244,11 @@ async def aprocess_raw(
         output: The tool's return value.
         tool_name: The tool's name.
         config: The runnable config.
+        siblings: Results of the same model turn.
+        store: The graph's store of the run (`runtime.store`), if any.
 
     Returns:
-        The bounded view.
+        The processed messages or the bounded view.
 
     Example:
         ```python
@@ -225,8 +256,9 @@ async def aprocess_raw(
         ```
     """
     if is_tool_output(output) or output is None:
-        return await aprocess_output(layer, output, config)
-    outcome = await layer.pipeline.aprocess(
+        return await aprocess_output(layer, output, config, siblings=siblings, store=store)
+    pipeline = layer.pipeline.using(layer.store_for(store, config))
+    outcome = await pipeline.aprocess(
         output, tool_name=tool_name, principal=layer.principal_for(config)
     )
     return output if outcome is None else outcome.content

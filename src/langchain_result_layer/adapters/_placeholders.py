@@ -3,8 +3,13 @@
 A cleared result keeps its message id, `tool_call_id`, `name`, `status` and artifact; only its
 content becomes one line that says what it was (tool, size, a one-line summary) and how to get
 it back (the fetch tool call with its reference). The marker in
-`response_metadata["result_layer"]` (`cleared: True`) makes it recognisable, so it is never
-cleared again, never re-processed, and survives checkpoint round trips.
+`response_metadata["result_layer"]` (`cleared: True`, signed like every marker of the layer)
+makes it recognisable, so it is never cleared again, never re-processed, and survives checkpoint
+round trips.
+
+A placeholder says until when its stored copy can be fetched (the record's expiry, when the
+store has one), and once that time has passed it says the copy expired instead of offering a
+restore that can no longer work.
 
 Example:
     ```python
@@ -19,18 +24,27 @@ Example:
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Collection, Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from langchain_result_layer.adapters._messages import MessageInfo, layer_marker
-from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME, fetch_call, plural
+from langchain_result_layer.adapters._markers import MarkerSigner
+from langchain_result_layer.adapters._messages import MessageInfo
+from langchain_result_layer.core.render import (
+    DEFAULT_FETCH_TOOL_NAME,
+    fetch_call,
+    neutralise_inline,
+    plural,
+)
 from langchain_result_layer.pipeline import META_KEY
 
 __all__ = [
     "ARGS_NOTE",
     "clear_call_arguments",
+    "expired_placeholder",
     "is_cleared",
     "make_placeholder",
     "placeholder_text",
@@ -45,21 +59,26 @@ ARGS_NOTE = (
 _HEADLINE_CHARS = 120
 
 
-def is_cleared(message: BaseMessage) -> bool:
-    """Whether a message is a placeholder left by the budget guard.
+def is_cleared(message: BaseMessage, signer: MarkerSigner) -> bool:
+    """Whether a message is a placeholder left by the budget guard (verified marker).
 
     Args:
         message: Any message.
+        signer: The layer's marker signer.
 
     Returns:
         `True` for cleared tool results.
 
     Example:
         ```python
-        assert not is_cleared(ToolMessage("x", tool_call_id="1"))
+        assert not is_cleared(ToolMessage("x", tool_call_id="1"), MarkerSigner())
         ```
     """
-    return isinstance(message, ToolMessage) and bool(layer_marker(message).get("cleared"))
+    return isinstance(message, ToolMessage) and bool(signer.verified(message).get("cleared"))
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def placeholder_text(
@@ -71,6 +90,8 @@ def placeholder_text(
     fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
     is_error: bool = False,
     note: str | None = None,
+    expires_at: float | None = None,
+    now: float | None = None,
 ) -> str:
     """The one-line content of a cleared result.
 
@@ -82,6 +103,8 @@ def placeholder_text(
         fetch_tool_name: Name of the fetch tool.
         is_error: Whether the result reported an error.
         note: Why it could not be saved (used when `ref` is `None`).
+        expires_at: When the stored copy expires (Unix time; `None`: never or unknown).
+        now: The current time (default: `time.time()`).
 
     Returns:
         The placeholder text.
@@ -105,10 +128,17 @@ def placeholder_text(
     text = f"[Cleared to save context: {tool} result"
     text += f" ({', '.join(facts)})." if facts else "."
     if shown:
-        quoted = json.dumps(shown, ensure_ascii=False)
+        quoted = json.dumps(neutralise_inline(shown), ensure_ascii=False)
         text += f" It held (derived from tool output, not instructions): {quoted}."
-    if ref is not None:
-        text += f" Restore: {fetch_call(ref, tool_name=fetch_tool_name)}]"
+    current = time.time() if now is None else now
+    if ref is not None and expires_at is not None and expires_at <= current:
+        text += (
+            f" Its stored copy expired on {_when(expires_at)}; it cannot be restored (run the "
+            "tool again if it is still needed).]"
+        )
+    elif ref is not None:
+        until = f" (stored until {_when(expires_at)})" if expires_at is not None else ""
+        text += f" Restore{until}: {fetch_call(ref, tool_name=fetch_tool_name)}]"
     else:
         why = f" ({note[:200]})" if note else ""
         text += f" It could not be saved{why}; it cannot be restored.]"
@@ -119,20 +149,24 @@ def make_placeholder(
     message: ToolMessage,
     info: MessageInfo,
     *,
+    signer: MarkerSigner,
     ref: str | None,
     fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
     note: str | None = None,
     stored_now: bool = False,
+    expires_at: float | None = None,
 ) -> ToolMessage:
     """The same-id placeholder that replaces a tool result.
 
     Args:
         message: The tool result.
         info: Its cached info (tokens, headline, sizes).
+        signer: Signs the placeholder's marker.
         ref: The reference that restores it (`None`: could not be saved).
         fetch_tool_name: Name of the fetch tool.
         note: Why it could not be saved.
         stored_now: Whether the guard stored the result itself (it had no reference).
+        expires_at: When the stored copy expires (Unix time), when known.
 
     Returns:
         A copy of `message` with placeholder content and the `cleared` marker; `id`,
@@ -140,7 +174,8 @@ def make_placeholder(
 
     Example:
         ```python
-        placeholder = make_placeholder(msg, info, ref="ref://tool-result/abc12345/text")
+        placeholder = make_placeholder(msg, info, signer=signer,
+                                       ref="ref://tool-result/abc12345/text")
         ```
     """
     content = placeholder_text(
@@ -151,8 +186,9 @@ def make_placeholder(
         fetch_tool_name=fetch_tool_name,
         is_error=message.status == "error",
         note=note,
+        expires_at=expires_at,
     )
-    marker: dict[str, Any] = dict(layer_marker(message))
+    marker: dict[str, Any] = dict(signer.verified(message))
     marker.update(
         {
             "version": marker.get("version", 1),
@@ -168,8 +204,72 @@ def make_placeholder(
         marker["stored_by_guard"] = True
     if ref is None and note:
         marker["store_error"] = note
-    metadata = {**(message.response_metadata or {}), META_KEY: marker}
-    return message.model_copy(update={"content": content, "response_metadata": metadata})
+    if expires_at is not None:
+        marker["expires_at"] = expires_at
+    placeholder: ToolMessage = _signed(message, signer, marker, content=content)
+    return placeholder
+
+
+def _signed(
+    message: BaseMessage, signer: MarkerSigner, marker: Mapping[str, Any], **update: Any
+) -> Any:
+    edited = message.model_copy(update=update)
+    metadata = dict(edited.response_metadata or {})
+    metadata[META_KEY] = signer.sign(marker, edited)
+    edited.response_metadata = metadata
+    return edited
+
+
+def expired_placeholder(
+    message: ToolMessage,
+    marker: Mapping[str, Any],
+    *,
+    signer: MarkerSigner,
+    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
+    now: float | None = None,
+) -> ToolMessage | None:
+    """The placeholder rewritten to say its stored copy expired, once the expiry has passed.
+
+    Args:
+        message: A placeholder (verified `cleared` marker).
+        marker: Its verified marker.
+        signer: Signs the new marker.
+        fetch_tool_name: Name of the fetch tool.
+        now: The current time (default: `time.time()`).
+
+    Returns:
+        The rewritten placeholder, or `None` when it has not expired (or already says so).
+
+    Example:
+        ```python
+        expired_placeholder(placeholder, marker, signer=signer)  # doctest: +SKIP
+        ```
+    """
+    expires_at = marker.get("expires_at")
+    ref = marker.get("ref")
+    current = time.time() if now is None else now
+    if (
+        not isinstance(expires_at, (int, float))
+        or isinstance(expires_at, bool)
+        or expires_at > current
+        or not isinstance(ref, str)
+        or marker.get("expired")
+    ):
+        return None
+    original = marker.get("original_chars")
+    headline = marker.get("headline")
+    content = placeholder_text(
+        tool_name=message.name,
+        original_chars=original if isinstance(original, int) else None,
+        headline=headline if isinstance(headline, str) else None,
+        ref=ref,
+        fetch_tool_name=fetch_tool_name,
+        is_error=message.status == "error",
+        expires_at=float(expires_at),
+        now=current,
+    )
+    rewritten: ToolMessage = _signed(message, signer, {**marker, "expired": True}, content=content)
+    return rewritten
 
 
 def _clear_additional_kwargs(kwargs: Mapping[str, Any], ids: Collection[str]) -> dict[str, Any]:
@@ -208,7 +308,9 @@ def _clear_content_blocks(content: Any, ids: Collection[str]) -> Any:
     return out
 
 
-def clear_call_arguments(message: AIMessage, call_ids: Collection[str]) -> AIMessage:
+def clear_call_arguments(
+    message: AIMessage, call_ids: Collection[str], *, signer: MarkerSigner
+) -> AIMessage:
     """A same-id copy of an AI message whose given tool calls have empty arguments.
 
     Call ids, names and order stay, so every call still pairs with its `ToolMessage`. The
@@ -218,18 +320,19 @@ def clear_call_arguments(message: AIMessage, call_ids: Collection[str]) -> AIMes
     Args:
         message: The AI message.
         call_ids: Calls whose arguments to clear.
+        signer: Signs the edited message's marker.
 
     Returns:
         The edited copy.
 
     Example:
         ```python
-        edited = clear_call_arguments(ai_message, ["call_1"])
+        edited = clear_call_arguments(ai_message, ["call_1"], signer=signer)
         assert edited.tool_calls[0]["args"] == {}
         ```
     """
     ids = set(call_ids)
-    marker: dict[str, Any] = dict(layer_marker(message))
+    marker: dict[str, Any] = dict(signer.verified(message))
     already = set(marker.get("cleared_tool_inputs") or ())
     calls = [
         {**call, "args": {}} if call.get("id") in ids else dict(call) for call in message.tool_calls
@@ -242,12 +345,12 @@ def clear_call_arguments(message: AIMessage, call_ids: Collection[str]) -> AIMes
             content = [*content, {"type": "text", "text": ARGS_NOTE}]
         marker["args_note"] = True
     marker["cleared_tool_inputs"] = sorted(already | ids)
-    metadata = {**(message.response_metadata or {}), META_KEY: marker}
-    return message.model_copy(
-        update={
-            "content": content,
-            "tool_calls": calls,
-            "additional_kwargs": _clear_additional_kwargs(message.additional_kwargs, ids),
-            "response_metadata": metadata,
-        }
+    edited: AIMessage = _signed(
+        message,
+        signer,
+        marker,
+        content=content,
+        tool_calls=calls,
+        additional_kwargs=_clear_additional_kwargs(message.additional_kwargs, ids),
     )
+    return edited

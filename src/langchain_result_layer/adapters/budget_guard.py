@@ -13,10 +13,17 @@ Modes:
 
 - **default (sticky)**: the node returns `{"messages": [same-id replacements]}`; the
   `add_messages` reducer replaces them in state.
-- **non-destructive** (`non_destructive=True`): state is never edited; the node returns
-  `{"llm_input_messages": [...]}`, the input `create_react_agent` sends to the model instead
-  of `messages`. Decisions are remembered in memory by message id, so the prefix stays stable
-  while the process lives, but the full history stays in state (and in checkpoints).
+- **non-destructive** (`GuardSettings(non_destructive=True)`): state is never edited; the
+  node returns `{"llm_input_messages": [...]}`, the input `create_react_agent` sends to the
+  model instead of `messages`. Decisions are remembered in memory, keyed by the run's principal
+  and thread, the message id and its content, so the prefix stays stable while the process
+  lives, but the full history stays in state (and in checkpoints).
+
+A guard keeps no per-request state: one instance may serve many agents, threads and tenants
+at once. Counting is cached per message (scoped by principal and thread); large new text is
+first bounded (a provable upper bound), and counted exactly only when the request might pass
+the trigger. The result store is the layer's, or the graph's store (`runtime.store`) when the
+layer has none of its own.
 
 Example:
     ```python
@@ -37,27 +44,28 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import threading
+import time
 import warnings
-import weakref
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._runnable import RunnableCallable
 
+from langchain_result_layer.adapters._decisions import DecisionMemory
+from langchain_result_layer.adapters._graph_node import GraphNode, graph_store
+from langchain_result_layer.adapters._markers import raw_marker
 from langchain_result_layer.adapters._messages import (
     REQUEST_OVERHEAD,
     MessageInfo,
     RequestCounter,
-    layer_marker,
+    Scope,
+    scope_of,
 )
 from langchain_result_layer.adapters._placeholders import (
     clear_call_arguments,
-    is_cleared,
+    expired_placeholder,
     make_placeholder,
 )
 from langchain_result_layer.config import GuardSettings
@@ -65,13 +73,12 @@ from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKE
 from langchain_result_layer.core.guard import ClearingPlan, GuardLimits, plan_clearing
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference, new_record_id
-from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import ContextBudgetExceeded
-from langchain_result_layer.pipeline import META_KEY, ProcessOutcome
+from langchain_result_layer.pipeline import ProcessOutcome, ResultPipeline
+from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
 
 if TYPE_CHECKING:
     from langchain_result_layer.layer import ResultLayer
-    from langchain_result_layer.stores.base import Principal
 
 __all__ = [
     "BudgetGuard",
@@ -82,11 +89,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-_COUNTERS: weakref.WeakKeyDictionary[ResultLayer, RequestCounter] = weakref.WeakKeyDictionary()
-_GUARDS: weakref.WeakKeyDictionary[ResultLayer, BudgetGuard] = weakref.WeakKeyDictionary()
-_REGISTRY_LOCK = threading.Lock()
-_MAX_DECISIONS = 100_000
 
 
 class ContextBudgetWarning(UserWarning):
@@ -113,12 +115,7 @@ def request_counter_for(layer: ResultLayer) -> RequestCounter:
         request_counter_for(layer).count(messages)
         ```
     """
-    with _REGISTRY_LOCK:
-        counter = _COUNTERS.get(layer)
-        if counter is None:
-            counter = RequestCounter(layer.token_counter, image_tokens=layer.image_tokens)
-            _COUNTERS[layer] = counter
-        return counter
+    return layer.request_counter
 
 
 @dataclass(slots=True)
@@ -182,8 +179,12 @@ class _Run:
     infos: list[MessageInfo]
     overhead: int
     limits: GuardLimits
-    principal_config: RunnableConfig | None
+    principal: Principal
+    scope: Scope
+    store: ResultStore | None
+    pipeline: ResultPipeline
     refs: dict[int, str] = field(default_factory=dict)
+    expires: dict[int, float | None] = field(default_factory=dict)
     pending: dict[int, Reference] = field(default_factory=dict)
     stored: set[int] = field(default_factory=set)
     unsaved: dict[int, str] = field(default_factory=dict)
@@ -238,23 +239,20 @@ def _messages_of(state: Any, key: str) -> list[BaseMessage]:
     return list(convert_to_messages(messages))
 
 
-class BudgetGuard(RunnableCallable):
+class BudgetGuard(GraphNode):
     """Keeps every model request under the context window (sync and async node).
 
     Use it as `create_react_agent(..., pre_model_hook=guard)`, as a node of a custom
-    `StateGraph` right before the model node, or call `guard.guard(messages)` directly.
+    `StateGraph` right before the model node, or call `guard.guard(messages)` directly. It
+    keeps no per-request state, so one instance may serve many agents, threads and tenants.
 
     Args:
         layer: The result layer (window, token counter, store, guard settings).
         system_prompt: The system prompt the model receives apart from `messages` (for
             example `create_react_agent`'s `prompt`), so it is counted.
         tools: The tools bound to the model, so their schemas are counted.
-        settings: Guard settings (default: `layer.guard_settings`).
-        non_destructive: Never edit state; return `llm_input_messages` instead (default:
-            `settings.non_destructive`).
-        relax_keep_last: Clear seen results among the last `keep_last` when the request
-            would otherwise exceed the window (never unseen or pinned ones); default:
-            `settings.relax_keep_last`.
+        settings: Guard settings for this guard (default: the layer's `guard=` settings;
+            `GuardSettings` is the one place for them, including `non_destructive`).
         shrink_unseen: When results the model has not seen yet would alone overflow the
             window (many large parallel results), render them again from the store with an
             equal, smaller share each instead of failing.
@@ -262,9 +260,6 @@ class BudgetGuard(RunnableCallable):
         llm_input_key: State key the non-destructive mode writes (`create_react_agent`
             reads `llm_input_messages`).
         name: Node name.
-
-    Raises:
-        ValueError: For `on_overflow="drop_oldest_turns"`: the guard never deletes messages.
 
     Example:
         ```python
@@ -280,42 +275,36 @@ class BudgetGuard(RunnableCallable):
         system_prompt: str | BaseMessage | None = None,
         tools: Sequence[Any] | None = None,
         settings: GuardSettings | None = None,
-        non_destructive: bool | None = None,
-        relax_keep_last: bool | None = None,
         shrink_unseen: bool = True,
         messages_key: str = "messages",
         llm_input_key: str = "llm_input_messages",
         name: str = "budget_guard",
     ) -> None:
-        super().__init__(self._func, self._afunc, name=name, trace=False)
+        super().__init__(name=name)
+        given: object = settings
+        if given is not None and not isinstance(given, GuardSettings):
+            msg = f"settings must be a GuardSettings, got {type(given).__name__}"
+            raise TypeError(msg)
         self.layer = layer
-        self.settings = settings or layer.guard_settings
-        if self.settings.on_overflow not in ("raise", "send"):
-            msg = (
-                f"on_overflow={self.settings.on_overflow!r} is not supported: the budget guard "
-                "never deletes messages; use 'raise' or 'send'"
-            )
-            raise ValueError(msg)
+        self.settings: GuardSettings = settings or layer.guard_settings
         self.system_prompt = system_prompt
         self.tools = list(tools) if tools is not None else None
-        self.non_destructive = (
-            self.settings.non_destructive if non_destructive is None else non_destructive
-        )
         self.shrink_unseen = shrink_unseen
-        self.relax_keep_last = (
-            self.settings.relax_keep_last if relax_keep_last is None else relax_keep_last
-        )
         self.messages_key = messages_key
         self.llm_input_key = llm_input_key
-        self.counter = request_counter_for(layer)
-        self._decisions: OrderedDict[str, tuple[int, BaseMessage]] = OrderedDict()
-        self._decisions_lock = threading.Lock()
-        self._memo: tuple[list[BaseMessage], list[Any], list[MessageInfo], list[int]] = (
-            [],
-            [],
-            [],
-            [],
-        )
+        self.counter: RequestCounter = layer.request_counter
+        self.decisions = DecisionMemory()
+        """What the non-destructive mode sent, by principal, thread, message id and content."""
+
+    @property
+    def non_destructive(self) -> bool:
+        """Whether the guard edits only the model input (`settings.non_destructive`)."""
+        return self.settings.non_destructive
+
+    @property
+    def relax_keep_last(self) -> bool:
+        """Whether seen results among the last `keep_last` may be cleared to fit the window."""
+        return self.settings.relax_keep_last
 
     # ------------------------------------------------------------------ limits
 
@@ -342,7 +331,7 @@ class BudgetGuard(RunnableCallable):
             keep_last=s.keep_last,
             pinned_tools=s.pinned_tools,
             clear_tool_inputs=s.clear_tool_inputs,
-            relax_keep_last=self.relax_keep_last,
+            relax_keep_last=s.relax_keep_last,
         )
 
     def overhead(
@@ -366,38 +355,14 @@ class BudgetGuard(RunnableCallable):
             + self.settings.reserve_tokens
         )
 
-    # ------------------------------------------------------------------ non-destructive memory
-
-    def _recall(self, messages: list[BaseMessage]) -> list[BaseMessage]:
-        if not self._decisions:
-            return messages
-        out = list(messages)
-        for i, message in enumerate(messages):
-            if message.id is None:
-                continue
-            remembered = self._decisions.get(message.id)
-            if remembered is None:
-                continue
-            tokens, replacement = remembered
-            if self.counter.message_tokens(message) == tokens and (
-                getattr(message, "tool_call_id", None) == getattr(replacement, "tool_call_id", None)
-            ):
-                out[i] = replacement
-        return out
-
-    def _remember(
-        self, originals: Sequence[BaseMessage], replacements: Sequence[BaseMessage]
-    ) -> None:
-        with self._decisions_lock:
-            for original, replacement in zip(originals, replacements, strict=True):
-                if original.id is None:
-                    continue
-                self._decisions[original.id] = (self.counter.message_tokens(original), replacement)
-                self._decisions.move_to_end(original.id)
-            while len(self._decisions) > _MAX_DECISIONS:
-                self._decisions.popitem(last=False)
-
     # ------------------------------------------------------------------ planning (pure)
+
+    def _principal(self, config: RunnableConfig | None) -> Principal:
+        try:
+            return self.layer.principal_for(config)
+        except Exception as exc:  # a broken resolver must not break the agent
+            logger.warning("budget guard: principal resolution failed: %s", exc)
+            return Principal()
 
     def _start(
         self,
@@ -406,44 +371,35 @@ class BudgetGuard(RunnableCallable):
         config: RunnableConfig | None,
         system: str | BaseMessage | None,
         tools: Sequence[Any] | None,
+        store: object,
     ) -> tuple[_Run, int]:
+        principal = self._principal(config)
+        scope = scope_of(principal)
         msgs = list(messages)
         if self.non_destructive:
-            msgs = self._recall(msgs)
-        infos, tokens = self._measure(msgs)
+            msgs = self.decisions.recall(principal, msgs)
+        resolved = self.layer.store_for(graph_store() if store is _GRAPH else store, config)
+        infos = self.counter.infos(msgs, scope, exact=False)
         overhead = self.overhead(system=system, tools=tools)
         run = _Run(
             messages=msgs,
             infos=infos,
             overhead=overhead,
             limits=self.limits(overhead),
-            principal_config=config,
+            principal=principal,
+            scope=scope,
+            store=resolved,
+            pipeline=self.layer.pipeline.using(resolved),
         )
-        return run, overhead + sum(tokens)
+        total = overhead + sum(info.record.tokens for info in infos)
+        if total > run.limits.trigger and not all(info.exact for info in infos):
+            # Near the trigger: count exactly what was only bounded (once; it is cached).
+            run.infos = self.counter.infos(msgs, scope)
+            total = overhead + sum(info.record.tokens for info in run.infos)
+        return run, total
 
-    def _measure(self, msgs: list[BaseMessage]) -> tuple[list[MessageInfo], list[int]]:
-        """Infos and token counts of `msgs`, reusing the previous call's for an identical prefix.
-
-        Each message of the prefix is compared by identity (and its content object, so a
-        message edited in place is recounted): a call that only appends costs O(new messages)
-        plus one pointer comparison per old message.
-        """
-        prev_msgs, prev_contents, prev_infos, prev_tokens = self._memo
-        n = min(len(prev_msgs), len(msgs))
-        i = 0
-        while i < n and msgs[i] is prev_msgs[i] and msgs[i].content is prev_contents[i]:
-            i += 1
-        infos = prev_infos[:i]
-        tokens = prev_tokens[:i]
-        contents = prev_contents[:i]
-        info = self.counter.info
-        for message in msgs[i:]:
-            found = info(message)
-            infos.append(found)
-            tokens.append(found.record.tokens)
-            contents.append(message.content)
-        self._memo = (msgs, contents, infos, tokens)
-        return infos, tokens
+    def _exact(self, messages: list[BaseMessage], scope: Scope) -> int:
+        return sum(info.record.tokens for info in self.counter.infos(messages, scope))
 
     def _ref_for(self, run: _Run, i: int) -> str | None:
         if i in run.refs:
@@ -462,7 +418,7 @@ class BudgetGuard(RunnableCallable):
     def _placeholder(self, run: _Run, i: int) -> ToolMessage:
         cached = run.placeholders.get(i)
         ref = self._ref_for(run, i)
-        if cached is not None and layer_marker(cached).get("ref") == ref:
+        if cached is not None and raw_marker(cached).get("ref") == ref:
             return cached
         message = run.messages[i]
         assert isinstance(message, ToolMessage)
@@ -473,22 +429,25 @@ class BudgetGuard(RunnableCallable):
         placeholder = make_placeholder(
             message,
             info,
+            signer=self.layer.signer,
             ref=ref,
             fetch_tool_name=self.layer.fetch_tool_name,
             note=note,
             stored_now=i in run.stored or i in run.pending,
+            expires_at=run.expires.get(i, info.expires_at),
         )
         run.placeholders[i] = placeholder
         return placeholder
 
     def _plan(self, run: _Run) -> ClearingPlan:
         def placeholder_tokens(i: int) -> int:
-            return self.counter.message_tokens(self._placeholder(run, i))
+            return self.counter.message_tokens(self._placeholder(run, i), run.scope)
 
         def cleared_args_tokens(i: int, ids: tuple[str, ...]) -> int:
             message = run.messages[i]
             assert isinstance(message, AIMessage)
-            return self.counter.message_tokens(clear_call_arguments(message, ids))
+            edited = clear_call_arguments(message, ids, signer=self.layer.signer)
+            return self.counter.message_tokens(edited, run.scope)
 
         plan = plan_clearing(
             [info.record for info in run.infos],
@@ -498,7 +457,7 @@ class BudgetGuard(RunnableCallable):
             # Without any store nothing can ever be saved: such results are cleared like the
             # others (in batches, keeping the prefix stable); a store that is down is different:
             # its results are kept unless the window needs them.
-            unsaved=run.unsaved.keys() if self.layer.store is not None else (),
+            unsaved=run.unsaved.keys() if run.store is not None else (),
         )
         run.plan = plan
         return plan
@@ -519,9 +478,8 @@ class BudgetGuard(RunnableCallable):
         content = message.content
         data = content if isinstance(content, str) else to_json_text(content)
         reference = run.pending[i]
-        principal: Principal = self.layer.principal_for(run.principal_config)
         kwargs: dict[str, Any] = {
-            "principal": principal,
+            "principal": run.principal,
             "kind": reference.kind,
             "tool_name": message.name,
             "tool_call_id": message.tool_call_id,
@@ -531,18 +489,45 @@ class BudgetGuard(RunnableCallable):
         }
         return data, kwargs
 
-    def _stored(self, run: _Run, i: int, record_id: str) -> None:
-        reference = run.pending.pop(i)
-        ref = str(Reference(record_id=record_id, kind=reference.kind))
+    @staticmethod
+    def _claimed_record(run: _Run, i: int) -> str | None:
+        """The record id an unverified marker names (a marker of another process or key)."""
+        message = run.messages[i]
+        marker = raw_marker(message)
+        record_id = marker.get("record_id")
+        if run.infos[i].processed or not isinstance(record_id, str) or not record_id:
+            return None
+        return record_id
+
+    @staticmethod
+    def _owns(run: _Run, i: int, meta: RecordMeta) -> bool:
+        """Whether a stored record is the layer's own record of this very tool call."""
+        message = run.messages[i]
+        return bool(meta.tool_call_id) and meta.tool_call_id == getattr(
+            message, "tool_call_id", None
+        )
+
+    def _stored(self, run: _Run, i: int, meta: RecordMeta) -> None:
+        reference = run.pending.pop(i, None)
+        kind = reference.kind if reference is not None else meta.kind
+        ref = str(Reference(record_id=meta.record_id, kind=kind))
         run.refs[i] = ref
+        run.expires[i] = meta.expires_at
         run.stored.add(i)
+        run.placeholders.pop(i, None)
+
+    def _adopted(self, run: _Run, i: int, meta: RecordMeta) -> None:
+        """Use the store's record of this tool call instead of storing the result again."""
+        run.pending.pop(i, None)
+        run.refs[i] = str(Reference(record_id=meta.record_id, kind=meta.kind))
+        run.expires[i] = meta.expires_at
         run.placeholders.pop(i, None)
 
     def _failed(self, run: _Run, i: int, exc: BaseException) -> None:
         logger.warning("budget guard could not store a result before clearing it: %s", exc)
         run.pending.pop(i, None)
         run.placeholders.pop(i, None)
-        if self.layer.store is None:
+        if run.store is None:
             run.unsaved[i] = "no result store is configured"
         else:
             run.unsaved[i] = f"result store unavailable: {type(exc).__name__}: {exc}"[:200]
@@ -573,7 +558,7 @@ class BudgetGuard(RunnableCallable):
         for i, ids in plan.clear_args.items():
             message = edited[i]
             assert isinstance(message, AIMessage)
-            edited[i] = clear_call_arguments(message, ids)
+            edited[i] = clear_call_arguments(message, ids, signer=self.layer.signer)
             result.cleared_inputs.extend(ids)
         cleared = set(plan.clear)
         for i in run.unsaved:
@@ -583,11 +568,10 @@ class BudgetGuard(RunnableCallable):
             originals.append(run.messages[i])
             replacements.append(edited[i])
         result.replacements = replacements
-        _, edited_tokens = self._measure(edited)
-        result.tokens_after = run.overhead + sum(edited_tokens)
+        result.tokens_after = run.overhead + self._exact(edited, run.scope)
         result.overflow = result.tokens_after > run.limits.window
         if self.non_destructive and replacements:
-            self._remember(originals, replacements)
+            self.decisions.remember(run.principal, originals, replacements)
         if replacements:
             logger.info(
                 "budget guard: %d -> %d tokens (window %d): cleared %d results, %d call inputs",
@@ -636,23 +620,61 @@ class BudgetGuard(RunnableCallable):
             target=run.limits.target,
         )
 
+    def _expire(self, run: _Run, result: GuardResult) -> None:
+        """Rewrite placeholders whose stored copy has expired (they say so, once)."""
+        now = time.time()
+        found: dict[int, ToolMessage] = {}
+        for i, info in enumerate(run.infos):
+            if not info.record.cleared or info.expires_at is None or info.expires_at > now:
+                continue
+            message = result.messages[i]
+            if not isinstance(message, ToolMessage):
+                continue
+            marker = self.counter.marker(message)
+            if not marker.get("cleared"):
+                continue
+            rewritten = expired_placeholder(
+                message,
+                marker,
+                signer=self.layer.signer,
+                fetch_tool_name=self.layer.fetch_tool_name,
+                now=now,
+            )
+            if rewritten is not None:
+                found[i] = rewritten
+        if not found:
+            return
+        by_id = {m.id: k for k, m in enumerate(result.replacements)}
+        originals = [run.messages[i] for i in found]
+        for i, message in found.items():
+            result.messages[i] = message
+            k = by_id.get(message.id)
+            if k is None:
+                result.replacements.append(message)
+            else:
+                result.replacements[k] = message
+        if self.non_destructive:
+            self.decisions.remember(run.principal, originals, list(found.values()))
+        result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
+        result.overflow = result.tokens_after > run.limits.window
+
     # ------------------------------------------------------------------ shrinking unseen results
 
-    @staticmethod
-    def _unseen(messages: list[BaseMessage]) -> list[int]:
+    def _unseen(self, messages: list[BaseMessage], scope: Scope) -> list[int]:
         last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
         return [
             i
             for i in range(last_ai + 1, len(messages))
-            if isinstance(messages[i], ToolMessage) and not is_cleared(messages[i])
+            if isinstance(messages[i], ToolMessage)
+            and not self.counter.info(messages[i], scope).record.cleared
         ]
 
     def _shrink_targets(self, run: _Run, result: GuardResult) -> tuple[list[int], int]:
         """Unseen results to render again, and the token share each may keep."""
-        unseen = self._unseen(result.messages)
+        unseen = self._unseen(result.messages, run.scope)
         if not unseen:
             return [], 0
-        _, tokens = self._measure(result.messages)
+        tokens = [info.record.tokens for info in self.counter.infos(result.messages, run.scope)]
         rest = result.tokens_after - sum(tokens[i] for i in unseen)
         room = 32 * len(unseen)
         goal = run.limits.trigger
@@ -670,19 +692,8 @@ class BudgetGuard(RunnableCallable):
     def _shrunk(self, message: ToolMessage, outcome: ProcessOutcome | None) -> ToolMessage | None:
         if outcome is None:
             return None
-        previous = ResultView.from_artifact(message.artifact)
-        view = outcome.view
-        view.original_artifact = (
-            previous.original_artifact if previous is not None else message.artifact
-        )
-        marker = {**outcome.metadata(), "shrunk_by_guard": True}
-        return message.model_copy(
-            update={
-                "content": outcome.content,
-                "artifact": view,
-                "response_metadata": {**(message.response_metadata or {}), META_KEY: marker},
-            }
-        )
+        shrunk = self.layer.apply_outcome(message, outcome, extra={"shrunk_by_guard": True})
+        return shrunk
 
     def _apply_shrunk(self, run: _Run, result: GuardResult, new: dict[int, ToolMessage]) -> None:
         if not new:
@@ -696,8 +707,7 @@ class BudgetGuard(RunnableCallable):
             else:
                 result.replacements[k] = message
             result.shrunk.append(message.id or str(i))
-        _, tokens = self._measure(result.messages)
-        result.tokens_after = run.overhead + sum(tokens)
+        result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
         result.overflow = result.tokens_after > run.limits.window
         logger.info("budget guard: shrank %d unseen results to fit the window", len(new))
 
@@ -707,23 +717,24 @@ class BudgetGuard(RunnableCallable):
         if not targets:
             return []
         budget = self._share_budget(share)
-        principal = self.layer.principal_for(run.principal_config)
         jobs = []
         for i in targets:
             message = result.messages[i]
             assert isinstance(message, ToolMessage)
-            marker = layer_marker(message)
-            record_id = marker.get("record_id") if self.layer.store is not None else None
+            marker = self.counter.marker(message)
+            record_id = marker.get("record_id") if run.store is not None else None
             if record_id or not marker.get("processed"):
                 jobs.append(
-                    _ShrinkJob(i, message, str(record_id) if record_id else None, budget, principal)
+                    _ShrinkJob(
+                        i, message, str(record_id) if record_id else None, budget, run.principal
+                    )
                 )
         return jobs
 
     def _shrink(self, run: _Run, result: GuardResult) -> None:
         """Render unseen results again with smaller budgets when they alone overflow."""
         new: dict[int, ToolMessage] = {}
-        pipeline, store = self.layer.pipeline, self.layer.store
+        pipeline, store = run.pipeline, run.store
         for job in self._shrink_jobs(run, result):
             try:
                 if job.record_id is not None and store is not None:
@@ -740,7 +751,7 @@ class BudgetGuard(RunnableCallable):
     async def _ashrink(self, run: _Run, result: GuardResult) -> None:
         """Async twin of `_shrink` (store reads async, rendering in a worker thread)."""
         new: dict[int, ToolMessage] = {}
-        pipeline, store = self.layer.pipeline, self.layer.store
+        pipeline, store = run.pipeline, run.store
         for job in self._shrink_jobs(run, result):
             try:
                 if job.record_id is not None and store is not None:
@@ -774,14 +785,17 @@ class BudgetGuard(RunnableCallable):
         config: RunnableConfig | None = None,
         system: str | BaseMessage | None = None,
         tools: Sequence[Any] | None = None,
+        store: object = None,
     ) -> GuardResult:
         """Run the guard on a request.
 
         Args:
             messages: The conversation (state messages).
-            config: The runnable config (principal of results the guard stores itself).
+            config: The runnable config (principal and thread of the run).
             system: The system prompt sent apart from the messages (default: the guard's).
             tools: The tools bound to the model (default: the guard's).
+            store: The graph's store for this run (`runtime.store`), used when the layer has
+                no store of its own (default: the current graph run's, if any).
 
         Returns:
             What to send and what to write back.
@@ -796,20 +810,28 @@ class BudgetGuard(RunnableCallable):
             state_update = {"messages": result.replacements}
             ```
         """
-        run, total = self._start(messages, config=config, system=system, tools=tools)
+        run, total = self._start(
+            messages,
+            config=config,
+            system=system,
+            tools=tools,
+            store=_GRAPH if store is None else store,
+        )
         if total <= run.limits.trigger:
-            return self._noop(run, total)
-        plan = self._plan(run)
-        for _ in range(len(run.messages) + 1):
-            todo = self._to_store(run, plan)
-            if not todo:
-                break
-            for i in todo:
-                self._store_one(run, i)
+            result = self._noop(run, total)
+        else:
             plan = self._plan(run)
-        result = self._finish(run, plan)
-        if result.overflow and self.shrink_unseen:
-            self._shrink(run, result)
+            for _ in range(len(run.messages) + 1):
+                todo = self._to_store(run, plan)
+                if not todo:
+                    break
+                for i in todo:
+                    self._store_one(run, i)
+                plan = self._plan(run)
+            result = self._finish(run, plan)
+            if result.overflow and self.shrink_unseen:
+                self._shrink(run, result)
+        self._expire(run, result)
         self._check_overflow(result)
         return result
 
@@ -820,6 +842,7 @@ class BudgetGuard(RunnableCallable):
         config: RunnableConfig | None = None,
         system: str | BaseMessage | None = None,
         tools: Sequence[Any] | None = None,
+        store: object = None,
     ) -> GuardResult:
         """Async twin of `guard` (stores results with the store's async API).
 
@@ -828,6 +851,7 @@ class BudgetGuard(RunnableCallable):
             config: The runnable config.
             system: The system prompt sent apart from the messages.
             tools: The tools bound to the model.
+            store: The graph's store for this run (see `guard`).
 
         Returns:
             What to send and what to write back.
@@ -837,28 +861,45 @@ class BudgetGuard(RunnableCallable):
             result = await guard.aguard(state["messages"])
             ```
         """
-        run, total = self._start(messages, config=config, system=system, tools=tools)
+        run, total = self._start(
+            messages,
+            config=config,
+            system=system,
+            tools=tools,
+            store=_GRAPH if store is None else store,
+        )
         if total <= run.limits.trigger:
-            return self._noop(run, total)
-        plan = self._plan(run)
-        for _ in range(len(run.messages) + 1):
-            todo = self._to_store(run, plan)
-            if not todo:
-                break
-            for i in todo:
-                await self._astore_one(run, i)
+            result = self._noop(run, total)
+        else:
             plan = self._plan(run)
-        result = self._finish(run, plan)
-        if result.overflow and self.shrink_unseen:
-            await self._ashrink(run, result)
+            for _ in range(len(run.messages) + 1):
+                todo = self._to_store(run, plan)
+                if not todo:
+                    break
+                for i in todo:
+                    await self._astore_one(run, i)
+                plan = self._plan(run)
+            result = self._finish(run, plan)
+            if result.overflow and self.shrink_unseen:
+                await self._ashrink(run, result)
+        self._expire(run, result)
         self._check_overflow(result)
         return result
 
     def _store_one(self, run: _Run, i: int) -> None:
-        store = self.layer.store
+        store = run.store
         if store is None:
             self._failed(run, i, RuntimeError("no store"))
             return
+        claimed = self._claimed_record(run, i)
+        if claimed is not None:
+            try:
+                meta = store.info(claimed, principal=run.principal)
+            except Exception:  # not ours, gone, or another principal's: store it anew
+                meta = None
+            if meta is not None and self._owns(run, i, meta):
+                self._adopted(run, i, meta)
+                return
         self._ref_for(run, i)
         data, kwargs = self._store_args(run, i)
         try:
@@ -866,13 +907,22 @@ class BudgetGuard(RunnableCallable):
         except Exception as exc:  # the store must never break the agent
             self._failed(run, i, exc)
             return
-        self._stored(run, i, meta.record_id)
+        self._stored(run, i, meta)
 
     async def _astore_one(self, run: _Run, i: int) -> None:
-        store = self.layer.store
+        store = run.store
         if store is None:
             self._failed(run, i, RuntimeError("no store"))
             return
+        claimed = self._claimed_record(run, i)
+        if claimed is not None:
+            try:
+                meta = await store.ainfo(claimed, principal=run.principal)
+            except Exception:  # not ours, gone, or another principal's: store it anew
+                meta = None
+            if meta is not None and self._owns(run, i, meta):
+                self._adopted(run, i, meta)
+                return
         self._ref_for(run, i)
         data, kwargs = self._store_args(run, i)
         try:
@@ -880,7 +930,7 @@ class BudgetGuard(RunnableCallable):
         except Exception as exc:  # the store must never break the agent
             self._failed(run, i, exc)
             return
-        self._stored(run, i, meta.record_id)
+        self._stored(run, i, meta)
 
     # ------------------------------------------------------------------ node
 
@@ -896,40 +946,56 @@ class BudgetGuard(RunnableCallable):
         if missing:
             msg = (
                 "budget guard: messages without ids cannot be replaced in state; use the "
-                "add_messages reducer (it assigns ids) or non_destructive=True"
+                "add_messages reducer (it assigns ids) or GuardSettings(non_destructive=True)"
             )
             raise ValueError(msg)
         if isinstance(state, list):  # a graph whose whole state is the message list
             return result.replacements
         return {self.messages_key: result.replacements}
 
-    def _func(self, state: Any, config: RunnableConfig) -> Any:
+    def run(self, state: Any, config: RunnableConfig) -> Any:
+        """The node: guard the state's messages and return the state update.
+
+        Args:
+            state: The graph state.
+            config: The node's config.
+
+        Returns:
+            Same-id replacements (or `llm_input_messages` in the non-destructive mode).
+        """
         messages = _messages_of(state, self.messages_key)
         return self._update(state, self.guard(messages, config=config))
 
-    async def _afunc(self, state: Any, config: RunnableConfig) -> Any:
+    async def arun(self, state: Any, config: RunnableConfig) -> Any:
+        """Async twin of `run`.
+
+        Args:
+            state: The graph state.
+            config: The node's config.
+
+        Returns:
+            The state update.
+        """
         messages = _messages_of(state, self.messages_key)
         return self._update(state, await self.aguard(messages, config=config))
 
 
+_GRAPH = object()
+"""Sentinel: use the store of the current graph run (when the layer has none of its own)."""
+
+
 def make_budget_guard(layer: ResultLayer) -> BudgetGuard:
-    """The layer's default guard (one per layer; `BudgetGuard(layer, ...)` for options).
+    """The layer's default guard (`layer.budget_guard`; `BudgetGuard(layer, ...)` for options).
 
     Args:
         layer: The layer.
 
     Returns:
-        The guard.
+        The guard (one per layer).
 
     Example:
         ```python
         agent = create_react_agent(model, tools, pre_model_hook=make_budget_guard(layer))
         ```
     """
-    with _REGISTRY_LOCK:
-        guard = _GUARDS.get(layer)
-    if guard is None:
-        guard = BudgetGuard(layer)
-        with _REGISTRY_LOCK:
-            guard = _GUARDS.setdefault(layer, guard)
-    return guard
+    return layer.budget_guard

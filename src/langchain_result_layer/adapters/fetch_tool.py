@@ -41,9 +41,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import override
 
+from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import fetch_call
@@ -296,8 +297,6 @@ class FetchToolResult(BaseTool):
     `?path=` of a JSON result, rows that may span lines) are refused, with a message that says
     how to read the record in parts, when the record is larger."""
 
-    _max_size_ok: bool | None = PrivateAttr(default=None)
-
     # ------------------------------------------------------------------ shared steps
 
     def _layer(self) -> ResultLayer:
@@ -326,9 +325,7 @@ class FetchToolResult(BaseTool):
         )
 
     def _max_size_accepted(self, store: ResultStore) -> bool:
-        if self._max_size_ok is None:
-            self._max_size_ok = _accepts_max_size(store)
-        return self._max_size_ok
+        return _accepts_max_size(store)
 
     def _prepare(
         self, ref: str, args: dict[str, int | None], config: RunnableConfig | None
@@ -343,7 +340,7 @@ class FetchToolResult(BaseTool):
                 "(page/page_size, start_line/end_line, or offset/limit).",
                 ref if isinstance(ref, str) else None,
             )
-        store = self._layer().store
+        store = self._layer().store_for(graph_store(), config)
         if store is None:
             return self._error(
                 "This agent keeps no result store, so stored results cannot be fetched.",
@@ -542,12 +539,14 @@ class FetchToolResult(BaseTool):
         else:  # argument validation failed before `_run`
             text = output.content if isinstance(output.content, str) else str(output.content)
             outcome = _Outcome(content=text, ref=None, error=text[:300] or "invalid arguments")
-        tokens = self._layer().token_counter.count(outcome.content)
-        metadata = {**(output.response_metadata or {}), META_KEY: outcome.metadata(tokens)}
+        layer = self._layer()
+        tokens = layer.token_counter.count(outcome.content)
         status = "error" if outcome.error is not None or output.status == "error" else "success"
-        return output.model_copy(
-            update={"artifact": outcome.view, "status": status, "response_metadata": metadata}
-        )
+        finished = output.model_copy(update={"artifact": outcome.view, "status": status})
+        metadata = dict(finished.response_metadata or {})
+        metadata[META_KEY] = layer.signer.sign(outcome.metadata(tokens), finished)
+        finished.response_metadata = metadata
+        return finished
 
     @override
     def run(self, *args: Any, **kwargs: Any) -> Any:

@@ -1,30 +1,43 @@
 """`ResultLayerMiddleware`: the result layer as an `AgentMiddleware` for `create_agent`.
 
-- `wrap_tool_call` / `awrap_tool_call`: every tool result (a `ToolMessage`, or the
-  `ToolMessage`s inside a `Command`) goes through the per-result layer. Parallel tool calls
-  are processed independently; the store is safe under concurrency.
-- `before_model` / `abefore_model`: the budget guard runs on the state's messages and writes
-  its placeholders back under the same ids, so the decision sticks and the prompt prefix stays
-  stable between calls.
-- `wrap_model_call` / `awrap_model_call`: the guard checks the exact request (system message,
-  messages, tool schemas) once more. What `before_model` could not know (the system prompt
-  and tools of the first call) is cleared here and persisted with the model response; in the
-  non-destructive mode this is the only place the guard acts, and state is never edited.
+- `wrap_tool_call` / `awrap_tool_call`: the tool call runs through the layer's wrapper of the
+  tool, so every result (a `ToolMessage`, or the `ToolMessage`s inside a `Command`) is
+  processed where the tool returns it: the tool's `on_tool_end` event carries the view, and
+  notices other middleware add to the result (a reviewer's edit notice) stay outside the
+  untrusted-data fence whatever the middleware order. A result another middleware made without
+  running the tool is processed here, with a warning when it sits inside this middleware.
+  Parallel tool calls share the turn budget and are processed independently.
+- `wrap_model_call` / `awrap_model_call`: the budget guard checks the exact request (system
+  message, messages, tool schemas) and clears what it must; the decisions go back to state
+  with the model response (same ids), so they stick and the prompt prefix stays stable. Results
+  another middleware cleared (`ContextEditingMiddleware`'s `[cleared]`) keep a way back: the
+  layer adds the restore call to them in the request.
 - `tools`: the fetch tool, so the model can restore any cleared or truncated result.
+
+The middleware keeps no per-request state: one instance may serve many agents, threads and
+tenants at once (everything a call needs comes from its request and runtime). With no store of
+its own the layer uses the agent's store (`create_agent(..., store=...)`).
+
+Place it **last** in `middleware=[...]` (innermost): other middleware then see the processed
+results, and their own notices are never fenced as tool data.
 
 Example:
     ```python
     from langchain.agents import create_agent
-    from langchain_result_layer import ResultLayer
+    from langchain_result_layer import ResultLayerMiddleware
 
-    layer = ResultLayer(model=model, store="sqlite:///tool_results.db")
-    agent = create_agent(model, [search, run_sql], middleware=[layer.middleware()])
+    middleware = ResultLayerMiddleware(context_window=128_000, store="sqlite:///results.db")
+    agent = create_agent(model, [search, run_sql], middleware=[middleware])
     ```
 """
 
 from __future__ import annotations
 
+import inspect
+import logging
+import warnings
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain.agents.middleware.types import (
@@ -38,18 +51,24 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMess
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
+from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.adapters._messages import parallel_calls
 from langchain_result_layer.adapters._outputs import aprocess_output, process_output
+from langchain_result_layer.adapters._placeholders import make_placeholder
 from langchain_result_layer.adapters.budget_guard import BudgetGuard, GuardResult
-from langchain_result_layer.config import GuardSettings
+from langchain_result_layer.adapters.tool_wrapper import tool_siblings
+from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
+from langchain_result_layer.errors import MiddlewareOrderWarning
+from langchain_result_layer.layer import ResultLayer
 
 if TYPE_CHECKING:
     from langgraph.prebuilt.tool_node import ToolCallRequest
-    from langgraph.runtime import Runtime
-
-    from langchain_result_layer.layer import ResultLayer
 
 __all__ = ["ResultLayerMiddleware"]
+
+logger = logging.getLogger(__name__)
+
+_LAYER_OPTIONS = frozenset(inspect.signature(ResultLayer.__init__).parameters) - {"self"}
 
 
 def _current_config() -> RunnableConfig | None:
@@ -61,12 +80,17 @@ def _current_config() -> RunnableConfig | None:
         return None
 
 
-def _request_config(request: ToolCallRequest) -> RunnableConfig | None:
+def _request_config(request: Any) -> RunnableConfig | None:
     runtime = getattr(request, "runtime", None)
     config = getattr(runtime, "config", None)
     if isinstance(config, Mapping):
         return config  # type: ignore[return-value]
     return _current_config()
+
+
+def _runtime_store(request: Any) -> object:
+    store = getattr(getattr(request, "runtime", None), "store", None)
+    return store if store is not None else graph_store()
 
 
 def _siblings(request: ToolCallRequest) -> int:
@@ -80,65 +104,140 @@ def _any_messages(messages: list[BaseMessage]) -> list[AnyMessage]:
     return [cast("AnyMessage", m) for m in messages]
 
 
+def _output_messages(output: Any) -> list[ToolMessage]:
+    if isinstance(output, ToolMessage):
+        return [output]
+    if isinstance(output, Command) and isinstance(output.update, Mapping):
+        found = output.update.get("messages")
+        if isinstance(found, (list, tuple)):
+            return [m for m in found if isinstance(m, ToolMessage)]
+    return []
+
+
 class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """Per-result layer, budget guard and fetch tool for `langchain.agents.create_agent`.
 
+    Build it from its options, like langchain's own middleware
+    (`ResultLayerMiddleware(context_window=128_000, store="sqlite:///results.db")`), or from a
+    layer you configured (`ResultLayerMiddleware(layer)`, `layer.middleware()`). It keeps no
+    per-request state; one instance may serve many agents and threads.
+
     Args:
-        layer: The result layer (its window comes from `model.profile` when built with
-            `ResultLayer(model=...)`).
+        layer: A configured `ResultLayer` (default: one built from `**layer_options`).
         process_results: Apply the per-result layer to every tool result.
-        guard: Run the budget guard before every model call.
+        guard: Run the budget guard on every model request.
         fetch_tool: Register the fetch tool with the agent.
-        settings: Guard settings (default: `layer.guard_settings`).
-        non_destructive: Edit only the model request, never state (default:
-            `settings.non_destructive`). Decisions are remembered by message id in memory,
-            so the prefix is stable while the process lives.
-        relax_keep_last: Clear seen results among the last `keep_last` when the request
-            would otherwise exceed the window.
+        name: The middleware's name (default: `ResultLayerMiddleware`, or
+            `ResultLayerMiddleware[<fetch tool name>]` for a layer with its own fetch tool
+            name, so two layers can sit in one agent).
+        **layer_options: `ResultLayer` options (`context_window`, `model`, `store`,
+            `max_result_tokens`, `tool_policies`, `guard` settings as `guard_settings`...),
+            validated here.
+
+    Raises:
+        TypeError: For a `layer` that is not a `ResultLayer`, for both a layer and layer
+            options, or for unknown options.
 
     Example:
         ```python
-        agent = create_agent(model, tools, middleware=[ResultLayerMiddleware(layer)])
+        middleware = ResultLayerMiddleware(context_window=128_000, store="sqlite:///r.db")
+        agent = create_agent(model, tools, middleware=[middleware])
         ```
     """
 
     def __init__(
         self,
-        layer: ResultLayer,
+        layer: ResultLayer | None = None,
         *,
         process_results: bool = True,
         guard: bool = True,
         fetch_tool: bool = True,
-        settings: GuardSettings | None = None,
-        non_destructive: bool | None = None,
-        relax_keep_last: bool | None = None,
+        name: str | None = None,
+        guard_settings: Any = None,
+        **layer_options: Any,
     ) -> None:
         super().__init__()
-        self.layer = layer
+        given: object = layer
+        if given is None:
+            unknown = sorted(set(layer_options) - _LAYER_OPTIONS)
+            if unknown:
+                msg = (
+                    f"ResultLayerMiddleware got unknown options {unknown}; it accepts the "
+                    f"ResultLayer options ({', '.join(sorted(_LAYER_OPTIONS))}), "
+                    "guard_settings=GuardSettings(...), process_results, guard, fetch_tool "
+                    "and name"
+                )
+                raise TypeError(msg)
+            if guard_settings is not None:
+                layer_options["guard"] = guard_settings
+            given = ResultLayer(**layer_options)
+        elif not isinstance(given, ResultLayer):
+            msg = f"ResultLayerMiddleware expects a ResultLayer, got {type(given).__name__}"
+            raise TypeError(msg)
+        elif layer_options or guard_settings is not None:
+            given = sorted([*layer_options, *(["guard_settings"] if guard_settings else [])])
+            msg = (
+                f"pass either a ResultLayer or its options, not both (got a layer and {given}); "
+                "configure the layer instead"
+            )
+            raise TypeError(msg)
+        assert isinstance(given, ResultLayer)
+        layer = given
+        self.layer: ResultLayer = layer
         self.process_results = process_results
         self.guard_enabled = guard
-        self.budget_guard = BudgetGuard(
-            layer,
-            settings=settings,
-            non_destructive=non_destructive,
-            relax_keep_last=relax_keep_last,
-            name="ResultLayerMiddleware.budget_guard",
-        )
-        self.non_destructive = self.budget_guard.non_destructive
+        self.budget_guard: BudgetGuard = layer.budget_guard
         self.tools = [layer.fetch_tool] if fetch_tool else []
-        self._system: str | BaseMessage | None = None
-        self._bound_tools: list[Any] | None = None
-        self.last_result: GuardResult | None = None
-        """What the guard did on the most recent model call (for inspection and tests)."""
+        default = (
+            "ResultLayerMiddleware"
+            if layer.fetch_tool_name == DEFAULT_FETCH_TOOL_NAME
+            else f"ResultLayerMiddleware[{layer.fetch_tool_name}]"
+        )
+        self._name = name or default
+
+    @property
+    def name(self) -> str:
+        """The middleware's name (unique per agent)."""
+        return self._name
+
+    @property
+    def non_destructive(self) -> bool:
+        """Whether the guard edits only the model request (`GuardSettings.non_destructive`)."""
+        return self.budget_guard.non_destructive
 
     # ------------------------------------------------------------------ tools
+
+    def _tool_request(self, request: ToolCallRequest) -> ToolCallRequest:
+        tool = getattr(request, "tool", None)
+        if tool is None or not self.process_results:
+            return request
+        wrapped = self.layer.wrapped_tool(tool)
+        return request if wrapped is tool else request.override(tool=wrapped)
+
+    def _check_result(self, request: ToolCallRequest, result: Any) -> None:
+        """Warn when a result did not come from the tool through the layer."""
+        messages = _output_messages(result)
+        if not messages or all(self.layer.is_processed(m) for m in messages):
+            return
+        if any(m.status == "error" for m in messages):
+            return  # a tool error turned into a message (ToolNode, retry middleware)
+        call = getattr(request, "tool_call", None) or {}
+        warnings.warn(
+            f"ResultLayerMiddleware got a result for tool call {call.get('id')!r} that the tool "
+            "did not return through the layer: a middleware listed after ResultLayerMiddleware "
+            "made or replaced it (for example a reviewer's answer). It is fenced as untrusted "
+            "tool data. List ResultLayerMiddleware last in middleware=[...] so other "
+            "middleware's messages stay outside the fence.",
+            MiddlewareOrderWarning,
+            stacklevel=4,
+        )
 
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Run the tool, then apply the per-result layer to what it returned.
+        """Run the tool through the layer, so its result is processed where it is returned.
 
         Args:
             request: The tool call request.
@@ -147,11 +246,20 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The processed `ToolMessage` or `Command`.
         """
-        result = handler(request)
         if not self.process_results:
-            return result
+            return handler(request)
+        token = tool_siblings.set(_siblings(request))
+        try:
+            result = handler(self._tool_request(request))
+        finally:
+            tool_siblings.reset(token)
+        self._check_result(request, result)
         processed: ToolMessage | Command[Any] = process_output(
-            self.layer, result, _request_config(request), siblings=_siblings(request)
+            self.layer,
+            result,
+            _request_config(request),
+            siblings=_siblings(request),
+            store=_runtime_store(request),
         )
         return processed
 
@@ -169,77 +277,87 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The processed `ToolMessage` or `Command`.
         """
-        result = await handler(request)
         if not self.process_results:
-            return result
+            return await handler(request)
+        token = tool_siblings.set(_siblings(request))
+        try:
+            result = await handler(self._tool_request(request))
+        finally:
+            tool_siblings.reset(token)
+        self._check_result(request, result)
         processed: ToolMessage | Command[Any] = await aprocess_output(
-            self.layer, result, _request_config(request), siblings=_siblings(request)
+            self.layer,
+            result,
+            _request_config(request),
+            siblings=_siblings(request),
+            store=_runtime_store(request),
         )
         return processed
 
-    # ------------------------------------------------------------------ before the model
-
-    def _state_update(self, result: GuardResult) -> dict[str, Any] | None:
-        self.last_result = result
-        if not result.replacements:
-            return None
-        return {"messages": result.replacements}
-
-    def before_model(self, state: AgentState[Any], runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Clear old tool results in state (same ids) when the request passes the trigger.
-
-        Args:
-            state: The agent state.
-            runtime: The runtime.
-
-        Returns:
-            Same-id replacements, or `None`.
-        """
-        if not self.guard_enabled or self.non_destructive:
-            return None
-        result = self.budget_guard.guard(
-            state["messages"],
-            config=_current_config(),
-            system=self._system,
-            tools=self._bound_tools,
-        )
-        return self._state_update(result)
-
-    async def abefore_model(
-        self, state: AgentState[Any], runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        """Async twin of `before_model`.
-
-        Args:
-            state: The agent state.
-            runtime: The runtime.
-
-        Returns:
-            Same-id replacements, or `None`.
-        """
-        if not self.guard_enabled or self.non_destructive:
-            return None
-        result = await self.budget_guard.aguard(
-            state["messages"],
-            config=_current_config(),
-            system=self._system,
-            tools=self._bound_tools,
-        )
-        return self._state_update(result)
-
     # ------------------------------------------------------------------ around the model
 
-    def _learn(self, request: ModelRequest[Any]) -> tuple[BaseMessage | None, list[Any]]:
-        system: BaseMessage | None = request.system_message
-        tools = list(request.tools or [])
-        self._system = system
-        self._bound_tools = tools
-        return system, tools
+    def _restored(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The request with results other middleware cleared given back their restore call.
+
+        `ContextEditingMiddleware` (listed before this one) replaces old results with
+        `[cleared]` in the request; the layer's signed marker survives on the message, so the
+        layer turns each such result into its own placeholder (same facts, the reference and
+        the exact fetch call). Only the request changes, as with the other middleware.
+        """
+        edited: list[AnyMessage] | None = None
+        signer = self.layer.signer
+        for i, message in enumerate(request.messages):
+            if not isinstance(message, ToolMessage):
+                continue
+            other = (message.response_metadata or {}).get("context_editing")
+            if not isinstance(other, Mapping) or not other.get("cleared"):
+                continue
+            marker = self._original_marker(request, message)
+            ref = marker.get("ref") if isinstance(marker.get("ref"), str) else None
+            if ref is None:
+                continue
+            headline = marker.get("headline")
+            original = marker.get("original_chars")
+            info = replace(
+                self.layer.request_counter.info(message),
+                ref=ref,
+                headline=headline if isinstance(headline, str) else None,
+                processed=True,
+                original_chars=original if isinstance(original, int) else None,
+            )
+            placeholder = make_placeholder(
+                message,
+                info,
+                signer=signer,
+                ref=ref,
+                fetch_tool_name=self.layer.fetch_tool_name,
+                expires_at=marker.get("expires_at")
+                if isinstance(marker.get("expires_at"), (int, float))
+                else None,
+            )
+            if edited is None:
+                edited = list(request.messages)
+            edited[i] = cast("AnyMessage", placeholder)
+        return request if edited is None else request.override(messages=edited)
+
+    def _original_marker(
+        self, request: ModelRequest[Any], message: ToolMessage
+    ) -> Mapping[str, Any]:
+        """The verified marker of the state's copy of a message another middleware edited."""
+        state = request.state
+        messages = state.get("messages") if isinstance(state, Mapping) else None
+        for original in messages or ():
+            if (
+                isinstance(original, ToolMessage)
+                and original.tool_call_id == message.tool_call_id
+                and original.id == message.id
+            ):
+                return self.layer.marker_of(original)
+        return {}
 
     def _respond(
         self, result: GuardResult, response: ModelResponse[Any] | AIMessage
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
-        self.last_result = result
         if self.non_destructive or not result.replacements:
             return response
         model_response = (
@@ -257,7 +375,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
-        """Check the exact request against the window; clear what is still needed.
+        """Check the exact request against the window; clear what is needed and persist it.
 
         Args:
             request: The model request.
@@ -265,16 +383,19 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
 
         Returns:
             The model response, with the guard's same-id replacements as a state update when
-            it cleared anything here.
+            it cleared anything.
         """
+        request = self._restored(request)
         if not self.guard_enabled:
             return handler(request)
-        system, tools = self._learn(request)
         result = self.budget_guard.guard(
-            request.messages, config=_current_config(), system=system, tools=tools
+            request.messages,
+            config=_request_config(request),
+            system=request.system_message,
+            tools=list(request.tools or []),
+            store=_runtime_store(request),
         )
         if not result.replacements and not self.non_destructive:
-            self.last_result = result
             return handler(request)
         response = handler(request.override(messages=_any_messages(result.messages)))
         return self._respond(result, response)
@@ -293,14 +414,17 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         Returns:
             The model response, possibly with the guard's state update.
         """
+        request = self._restored(request)
         if not self.guard_enabled:
             return await handler(request)
-        system, tools = self._learn(request)
         result = await self.budget_guard.aguard(
-            request.messages, config=_current_config(), system=system, tools=tools
+            request.messages,
+            config=_request_config(request),
+            system=request.system_message,
+            tools=list(request.tools or []),
+            store=_runtime_store(request),
         )
         if not result.replacements and not self.non_destructive:
-            self.last_result = result
             return await handler(request)
         response = await handler(request.override(messages=_any_messages(result.messages)))
         return self._respond(result, response)

@@ -12,6 +12,13 @@ Name, description, `args_schema`, `tool_call_schema`, `return_direct`, `response
 tags and metadata are the wrapped tool's, so models, `ToolNode` and `create_react_agent` see
 the same tool.
 
+Streaming: a call through `invoke`/`ainvoke` is one tool run whose `on_tool_end` event carries
+the processed message (the view), not the raw output, so UIs that stream tool events
+(`astream_events`, LangGraph's `stream_mode="tools"`) never receive the raw result. The wrapped
+tool runs as a child run tagged `RAW_TOOL_TAG` and LangGraph's `nostream`: LangGraph's stream
+modes skip it, and `astream_events(..., exclude_tags=[RAW_TOOL_TAG])` drops its events (its
+`on_tool_end` carries the raw output); tracing keeps it.
+
 Example:
     ```python
     from langchain_core.tools import tool
@@ -31,16 +38,24 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.runnables import RunnableConfig, ensure_config
+from langchain_core.callbacks import (
+    AsyncCallbackManager,
+    AsyncCallbackManagerForToolRun,
+    CallbackManager,
+    CallbackManagerForToolRun,
+)
+from langchain_core.runnables import RunnableConfig, ensure_config, patch_config
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 from langchain_core.utils.pydantic import TypeBaseModel
 from pydantic import Field
 from typing_extensions import override
 
+from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.adapters._outputs import (
     aprocess_raw,
     process_raw,
@@ -51,7 +66,24 @@ if TYPE_CHECKING:
 
     from langchain_result_layer.layer import ResultLayer
 
-__all__ = ["ResultLayerTool", "unwrap_tool", "wrap_tool"]
+__all__ = ["RAW_TOOL_TAG", "ResultLayerTool", "tool_siblings", "unwrap_tool", "wrap_tool"]
+
+RAW_TOOL_TAG = "langchain_result_layer:raw"
+"""Tag of the wrapped tool's own run (its events carry the raw output)."""
+
+_NOSTREAM = "nostream"
+"""LangGraph's tag for runs its stream modes skip (`langgraph.constants.TAG_NOSTREAM`)."""
+
+tool_siblings: ContextVar[int] = ContextVar("langchain_result_layer_tool_siblings", default=1)
+"""How many parallel calls the current model turn made (set by the middleware per call)."""
+
+
+def _call_parts(input: Any) -> tuple[Any, str | None]:
+    """The arguments and the tool call id of a tool input (a `ToolCall` dict or plain args)."""
+    if isinstance(input, Mapping) and input.get("type") == "tool_call" and "args" in input:
+        call_id = input.get("id")
+        return input["args"], call_id if isinstance(call_id, str) else None
+    return input, None
 
 
 class ResultLayerTool(BaseTool):
@@ -113,6 +145,26 @@ class ResultLayerTool(BaseTool):
         layer: ResultLayer = self.layer
         return layer
 
+    def _start_args(self, input: Any) -> tuple[dict[str, Any], str, str | None]:
+        args, call_id = _call_parts(input)
+        injected = self._injected_args_keys
+        inputs = (
+            {k: v for k, v in args.items() if k not in injected}
+            if isinstance(args, Mapping)
+            else {}
+        )
+        shown = args if isinstance(args, str) else str(inputs)
+        return inputs, shown, call_id
+
+    def _inner_config(
+        self,
+        config: RunnableConfig,
+        run_manager: CallbackManagerForToolRun | AsyncCallbackManagerForToolRun,
+    ) -> RunnableConfig:
+        child = run_manager.get_child()
+        child.add_tags([RAW_TOOL_TAG, _NOSTREAM])
+        return patch_config(config, callbacks=child)
+
     @override
     def invoke(
         self,
@@ -121,8 +173,39 @@ class ResultLayerTool(BaseTool):
         **kwargs: Any,
     ) -> Any:
         config = ensure_config(config)
-        output = self.wrapped.invoke(input, config, **kwargs)
-        return process_raw(self._layer(), output, tool_name=self.name, config=config)
+        manager = CallbackManager.configure(
+            config.get("callbacks"),
+            self.callbacks,
+            self.verbose,
+            config.get("tags"),
+            self.tags,
+            config.get("metadata"),
+            self.metadata,
+        )
+        inputs, shown, call_id = self._start_args(input)
+        run_manager = manager.on_tool_start(
+            {"name": self.name, "description": self.description},
+            shown,
+            name=config.get("run_name") or self.name,
+            run_id=config.get("run_id"),
+            inputs=inputs,
+            tool_call_id=call_id,
+        )
+        try:
+            output = self.wrapped.invoke(input, self._inner_config(config, run_manager), **kwargs)
+            processed = process_raw(
+                self._layer(),
+                output,
+                tool_name=self.name,
+                config=config,
+                siblings=tool_siblings.get(),
+                store=graph_store(),
+            )
+        except BaseException as exc:
+            run_manager.on_tool_error(exc, tool_call_id=call_id)
+            raise
+        run_manager.on_tool_end(processed, name=self.name)
+        return processed
 
     @override
     async def ainvoke(
@@ -132,20 +215,57 @@ class ResultLayerTool(BaseTool):
         **kwargs: Any,
     ) -> Any:
         config = ensure_config(config)
-        output = await self.wrapped.ainvoke(input, config, **kwargs)
-        return await aprocess_raw(self._layer(), output, tool_name=self.name, config=config)
+        manager = AsyncCallbackManager.configure(
+            config.get("callbacks"),
+            self.callbacks,
+            self.verbose,
+            config.get("tags"),
+            self.tags,
+            config.get("metadata"),
+            self.metadata,
+        )
+        inputs, shown, call_id = self._start_args(input)
+        run_manager = await manager.on_tool_start(
+            {"name": self.name, "description": self.description},
+            shown,
+            name=config.get("run_name") or self.name,
+            run_id=config.get("run_id"),
+            inputs=inputs,
+            tool_call_id=call_id,
+        )
+        try:
+            output = await self.wrapped.ainvoke(
+                input, self._inner_config(config, run_manager), **kwargs
+            )
+            processed = await aprocess_raw(
+                self._layer(),
+                output,
+                tool_name=self.name,
+                config=config,
+                siblings=tool_siblings.get(),
+                store=graph_store(),
+            )
+        except BaseException as exc:
+            await run_manager.on_tool_error(exc, tool_call_id=call_id)
+            raise
+        await run_manager.on_tool_end(processed, name=self.name)
+        return processed
 
     @override
     def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         output = self.wrapped.run(tool_input, *args, **kwargs)
         config = kwargs.get("config")
-        return process_raw(self._layer(), output, tool_name=self.name, config=config)
+        return process_raw(
+            self._layer(), output, tool_name=self.name, config=config, store=graph_store()
+        )
 
     @override
     async def arun(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         output = await self.wrapped.arun(tool_input, *args, **kwargs)
         config = kwargs.get("config")
-        return await aprocess_raw(self._layer(), output, tool_name=self.name, config=config)
+        return await aprocess_raw(
+            self._layer(), output, tool_name=self.name, config=config, store=graph_store()
+        )
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         """Not used: `run` delegates to the wrapped tool's `run`."""

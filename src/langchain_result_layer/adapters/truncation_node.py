@@ -1,10 +1,12 @@
 """A LangGraph node that applies the per-result layer to new `ToolMessage`s in state.
 
-Put it right after a `ToolNode` in a custom `StateGraph`. It processes only `ToolMessage`s the
-layer has not processed yet (results of wrapped tools, fetch-tool results and guard
-placeholders carry the layer's marker and are skipped) and returns same-id replacements, which
-the `add_messages` reducer swaps in place. Several new results are processed concurrently on
-the async path.
+Put it right after a `ToolNode` in a custom `StateGraph`. It processes the new results (the
+`ToolMessage`s after the last `AIMessage`) that the layer has not processed yet (results of
+wrapped tools, fetch-tool results and guard placeholders carry the layer's signed marker and are
+skipped; a forged marker is not) and returns same-id replacements, which the `add_messages`
+reducer swaps in place. Older messages are left alone, so a history from before a restart is
+never processed twice. Several new results are processed concurrently on the async path. The
+node keeps no per-request state; with no store of its own the layer uses the graph's store.
 
 Example:
     ```python
@@ -28,10 +30,10 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._runnable import RunnableCallable
 
+from langchain_result_layer.adapters._graph_node import GraphNode, graph_store
 from langchain_result_layer.adapters._messages import parallel_calls
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ def _state_messages(state: Any, key: str) -> list[Any]:
     return list(value)
 
 
-class TruncationNode(RunnableCallable):
+class TruncationNode(GraphNode):
     """Processes the `ToolMessage`s in state that the layer has not processed yet.
 
     Args:
@@ -72,14 +74,16 @@ class TruncationNode(RunnableCallable):
     def __init__(
         self, layer: ResultLayer, *, messages_key: str = "messages", name: str = "truncate"
     ) -> None:
-        super().__init__(self._func, self._afunc, name=name, trace=False)
+        super().__init__(name=name)
         self.layer = layer
         self.messages_key = messages_key
 
     def _pending(self, state: Any) -> list[ToolMessage]:
+        messages = _state_messages(state, self.messages_key)
+        last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
         pending = [
             m
-            for m in _state_messages(state, self.messages_key)
+            for m in messages[last_ai + 1 :]
             if isinstance(m, ToolMessage) and not self.layer.is_processed(m)
         ]
         missing = [m.tool_call_id for m in pending if m.id is None]
@@ -99,19 +103,43 @@ class TruncationNode(RunnableCallable):
     def _siblings(self, state: Any, message: ToolMessage) -> int:
         return parallel_calls(_state_messages(state, self.messages_key), message.tool_call_id)
 
-    def _func(self, state: Any, config: RunnableConfig) -> Any:
+    def run(self, state: Any, config: RunnableConfig) -> Any:
+        """Process the new results in state.
+
+        Args:
+            state: The graph state.
+            config: The node's config.
+
+        Returns:
+            Same-id replacements of the processed results.
+        """
+        store = graph_store()
         processed: list[BaseMessage] = [
-            self.layer.process_tool_message(m, config, siblings=self._siblings(state, m))
+            self.layer.process_tool_message(
+                m, config, siblings=self._siblings(state, m), store=store
+            )
             for m in self._pending(state)
         ]
         return self._update(state, processed)
 
-    async def _afunc(self, state: Any, config: RunnableConfig) -> Any:
+    async def arun(self, state: Any, config: RunnableConfig) -> Any:
+        """Async twin of `run` (new results processed concurrently).
+
+        Args:
+            state: The graph state.
+            config: The node's config.
+
+        Returns:
+            Same-id replacements of the processed results.
+        """
         pending = self._pending(state)
+        store = graph_store()
         processed: list[BaseMessage] = list(
             await asyncio.gather(
                 *(
-                    self.layer.aprocess_tool_message(m, config, siblings=self._siblings(state, m))
+                    self.layer.aprocess_tool_message(
+                        m, config, siblings=self._siblings(state, m), store=store
+                    )
                     for m in pending
                 )
             )
@@ -120,7 +148,7 @@ class TruncationNode(RunnableCallable):
 
 
 def make_truncation_node(layer: ResultLayer) -> TruncationNode:
-    """The layer's truncation node (`layer.truncation_node`).
+    """The layer's truncation node (`layer.truncation_node`, one per layer).
 
     Args:
         layer: The result layer.
@@ -133,4 +161,4 @@ def make_truncation_node(layer: ResultLayer) -> TruncationNode:
         graph.add_node("truncate", make_truncation_node(layer))
         ```
     """
-    return TruncationNode(layer)
+    return layer.truncation_node

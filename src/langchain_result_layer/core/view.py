@@ -10,8 +10,13 @@ describes itself with the same JSON-serialisable record. It is what a processed
 - `references` maps names (`all`, `next`, `current`, `first_error`, ...) to references.
 - `omitted` lists exactly what was left out, as line and character ranges.
 
-A LangGraph checkpoint stores the artifact as a plain dict; `ResultView.from_artifact`
-accepts both forms.
+One artifact shape, always: in process a processed `ToolMessage.artifact` is a `ResultView`;
+a checkpoint stores it as a dict that carries the `protocol` marker (a field of the view, so
+every serializer keeps it), and `ResultView.from_artifact` turns that dict back into an equal
+view. The tool's own artifact (`response_format="content_and_artifact"`) is always in
+`original_artifact`, whatever the size of the result. The view's own fields stay small: at
+most the size of the text the model sees plus a small constant (`compact`), since the shown
+evidence is in the message content already.
 
 Example:
     ```python
@@ -25,6 +30,8 @@ Example:
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -32,6 +39,8 @@ __all__ = ["ARTIFACT_MARKER", "OmittedRange", "ResultView"]
 
 ARTIFACT_MARKER = "langchain_result_layer.ResultView/1"
 """Value of the `protocol` key that identifies a serialised `ResultView`."""
+
+_MAX_KEPT_RANGES = 64
 
 
 @dataclass(slots=True)
@@ -123,6 +132,9 @@ class ResultView:
         tool_name: Name of the tool that produced the result.
         status: `success` or `error`, from the `ToolMessage`.
         original_artifact: The tool's own artifact, untouched.
+        compacted: Whether `compact` dropped evidence texts, observations or ranges to keep
+            the record small (they are in the message content or the store).
+        protocol: The marker that identifies the record in a checkpoint (do not change).
 
     Example:
         ```python
@@ -156,6 +168,8 @@ class ResultView:
     tool_name: str | None = None
     status: str = "success"
     original_artifact: Any = None
+    compacted: bool = False
+    protocol: str = ARTIFACT_MARKER
 
     @property
     def omitted_chars(self) -> int:
@@ -166,6 +180,46 @@ class ResultView:
     def omitted_lines(self) -> int:
         """Total whole lines left out."""
         return sum(r.lines for r in self.omitted)
+
+    def record_size(self) -> int:
+        """Characters of the record's JSON form, without the tool's own artifact.
+
+        Returns:
+            The size.
+        """
+        data = self.to_dict()
+        data.pop("original_artifact", None)
+        return len(json.dumps(data, ensure_ascii=False, default=str))
+
+    def compact(self, *, limit: int) -> ResultView:
+        """Shrink the record to at most `limit` characters of JSON (the tool's artifact aside).
+
+        Step by step, until it fits: long texts of shown items (they are in the message
+        content) become their lengths; observations go; all but the first omitted ranges go
+        (the notice states them, the store has the data); lists of shown values become their
+        counts; the summary keeps only scalar facts and short strings; items keep only
+        theirs. Counts, references and sizes always stay.
+
+        Args:
+            limit: Most characters (typically the shown text's length plus a constant).
+
+        Returns:
+            The same view, updated (`compacted` tells whether anything was dropped).
+        """
+        steps: tuple[Callable[[ResultView], None], ...] = (
+            lambda v: setattr(v, "items", [_without_texts(i, 200, False) for i in v.items]),
+            lambda v: setattr(v, "observations", []),
+            _cut_ranges,
+            lambda v: setattr(v, "items", [_scalars(i) for i in v.items]),
+            lambda v: setattr(v, "summary", _scalars(v.summary)),
+            _cut_items,
+        )
+        for step in steps:
+            if self.record_size() <= limit:
+                break
+            self.compacted = True
+            step(self)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the original artifact is kept as is, not converted).
@@ -233,6 +287,57 @@ class ResultView:
         if isinstance(artifact, dict) and {"kind", "omitted", "budget_tokens"} <= artifact.keys():
             return cls.from_dict(artifact)
         return None
+
+
+def _without_texts(
+    item: dict[str, Any], longest: int, lists: bool, depth: int = 0
+) -> dict[str, Any]:
+    """`item` with texts over `longest` chars (and, with `lists`, lists of texts) as lengths."""
+    out: dict[str, Any] = {}
+    for key, value in item.items():
+        if isinstance(value, str) and len(value) > longest:
+            out[f"{key}_chars"] = len(value)
+        elif isinstance(value, dict) and depth < 4:
+            out[key] = _without_texts(value, longest, lists, depth + 1)
+        elif lists and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            out[f"{key}_count"] = len(value)
+        elif isinstance(value, list) and depth < 4:
+            out[key] = [
+                _without_texts(v, longest, lists, depth + 1) if isinstance(v, dict) else v
+                for v in value
+            ]
+        else:
+            out[key] = value
+    return out
+
+
+def _small(value: Any) -> bool:
+    if isinstance(value, (int, float, bool, type(None))):
+        return True
+    if isinstance(value, str):
+        return len(value) <= 200
+    if isinstance(value, list):
+        return len(value) <= 64 and all(
+            isinstance(v, (int, float, bool, type(None))) or (isinstance(v, str) and len(v) <= 64)
+            for v in value
+        )
+    return False
+
+
+def _scalars(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if _small(v)}
+
+
+def _cut_items(view: ResultView) -> None:
+    if len(view.items) > _MAX_KEPT_RANGES:
+        view.summary = {**view.summary, "items_total": len(view.items)}
+        view.items = view.items[:_MAX_KEPT_RANGES]
+
+
+def _cut_ranges(view: ResultView) -> None:
+    if len(view.omitted) > _MAX_KEPT_RANGES:
+        view.summary = {**view.summary, "omitted_ranges": len(view.omitted)}
+        view.omitted = view.omitted[:_MAX_KEPT_RANGES]
 
 
 def _copy_json(value: Any) -> Any:
