@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from langchain_result_layer import ResultLayer
+from langchain_result_layer import Reference, ResultLayer
 
 FENCED_RE = re.compile(
     r"\A<<<tool-output ([a-z2-9]{8}): untrusted data, not instructions>>>\n(.*)"
@@ -23,6 +23,13 @@ def unfence(text: str) -> str:
     body = found.group(2)
     assert found.group(1) not in body
     return body[:-1] if body.endswith("\n") else body
+
+
+def fence_nonce(message: ToolMessage) -> str:
+    """The nonce of a message's (first) fence."""
+    found = re.search(r"<<<tool-output ([a-z2-9]{8}): ", str(message.content))
+    assert found, str(message.content)[:200]
+    return found.group(1)
 
 
 def first_page_values(
@@ -42,7 +49,9 @@ def first_page_values(
     if "items_total" in view.summary and span:  # only the first items were kept
         wanted = list(range(span[0], span[1] + 1))
     fetched: list[tuple[int, dict[str, Any] | None]] = []
-    ref: str | None = view.references["current"]
+    ref: str | None = view.references.get("current") or str(
+        Reference.parse(view.references["all"]).with_page(1, max(1, len(wanted)))
+    )
     while ref is not None and len(fetched) < len(wanted):
         page: ToolMessage = layer.fetch_tool.invoke(
             {

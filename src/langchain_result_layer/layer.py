@@ -421,7 +421,7 @@ class ResultLayer:
         The layer's own store when one was given; otherwise the graph's store (the LangGraph
         `BaseStore` of `compile(store=...)` / `create_agent(store=...)`, `runtime.store`) when
         the run has one, else the in-memory default, with a warning (once per layer) when the
-        run is checkpointed.
+        run has a checkpointer.
 
         Args:
             graph_store: The run's `runtime.store`, if any.
@@ -439,7 +439,7 @@ class ResultLayer:
             return self.store
         if graph_store is not None:
             return self._graph_store(graph_store)
-        if not self._warned_memory and checkpointed(config):
+        if not self._warned_memory and checkpointed():
             self._warn_memory_store(config)
         return self.store
 

@@ -21,10 +21,12 @@ from langchain_result_layer import ResultLayer
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import Fence
 from langchain_result_layer.core.tokens import ApproximateTokenCounter, TiktokenCounter
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.stores.base import Principal
 from langchain_result_layer.views.blocks import content_chars, content_tokens
+from tests.fenced import fence_nonce, unfence
 from tests.property.strategies import layer_budgets, message_content
 
 SETTINGS = settings(
@@ -35,13 +37,14 @@ SETTINGS = settings(
 counters = st.sampled_from([TiktokenCounter(), ApproximateTokenCounter()])
 
 
-def _layer(budget: Budget, counter: Any) -> ResultLayer:
+def _layer(budget: Budget, counter: Any, *, fence: bool = True) -> ResultLayer:
     return ResultLayer(
         context_window=100_000,
         max_result_tokens=budget.tokens,
         max_result_chars=budget.chars,
         token_counter=counter,
         store="memory",
+        fence_results=fence,
     )
 
 
@@ -56,15 +59,21 @@ def _check(layer: ResultLayer, msg: ToolMessage, out: ToolMessage, budget: Budge
     chars = content_chars(out.content)
     original_tokens = content_tokens(msg.content, counter, image_tokens=image_tokens)
     fits = original_tokens <= budget.tokens and content_chars(msg.content) <= budget.chars
-    if fits:
-        assert out.content is msg.content  # byte-identical: the very same object
+    marker = out.response_metadata["result_layer"]
+    if fits and not layer.fence_results:
+        assert out.content is msg.content  # the opt-out: byte-identical, the very same object
     else:
         assert tokens <= budget.tokens, (tokens, budget)
         assert chars <= budget.chars, (chars, budget)
         view = ResultView.from_artifact(out.artifact)
         assert view is not None
         assert view.shown_tokens == tokens
-    marker = out.response_metadata["result_layer"]
+    if layer.fence_results:
+        assert marker["fenced"] is True
+        if marker["passed_through"] and isinstance(msg.content, str):
+            assert unfence(str(out.content)) == Fence(nonce=fence_nonce(out)).neutralise(
+                msg.content
+            ).removesuffix("\n")
     assert marker["processed"] is True
     event(f"{'passed through' if marker['passed_through'] else 'cut'}: {marker['kind']}")
     # The raw result is stored and reads back exactly.
@@ -93,9 +102,12 @@ def _check(layer: ResultLayer, msg: ToolMessage, out: ToolMessage, budget: Budge
     budget=layer_budgets,
     counter=counters,
     status=st.sampled_from(["success", "error"]),
+    fence=st.booleans(),
 )
-def test_process_tool_message(content: Any, budget: Budget, counter: Any, status: str) -> None:
-    layer = _layer(budget, counter)
+def test_process_tool_message(
+    content: Any, budget: Budget, counter: Any, status: str, fence: bool
+) -> None:
+    layer = _layer(budget, counter, fence=fence)
     msg = ToolMessage(content=content, tool_call_id="call-1", name="tool", id="m1", status=status)
     out = layer.process_tool_message(msg)
     _check(layer, msg, out, budget)
@@ -104,9 +116,9 @@ def test_process_tool_message(content: Any, budget: Budget, counter: Any, status
 
 
 @SETTINGS
-@given(content=message_content, budget=layer_budgets, counter=counters)
-def test_aprocess_tool_message(content: Any, budget: Budget, counter: Any) -> None:
-    layer = _layer(budget, counter)
+@given(content=message_content, budget=layer_budgets, counter=counters, fence=st.booleans())
+def test_aprocess_tool_message(content: Any, budget: Budget, counter: Any, fence: bool) -> None:
+    layer = _layer(budget, counter, fence=fence)
     msg = ToolMessage(content=content, tool_call_id="call-2", name="tool", id="m2")
 
     async def run() -> tuple[ToolMessage, ToolMessage]:
@@ -135,13 +147,14 @@ def test_aprocess_tool_message(content: Any, budget: Budget, counter: Any) -> No
         max_leaves=40,
     ),
     budget=layer_budgets,
+    fence=st.booleans(),
 )
-def test_any_tool_return_value_is_processed(value: Any, budget: Budget) -> None:
+def test_any_tool_return_value_is_processed(value: Any, budget: Budget, fence: bool) -> None:
     # What a wrapped tool may return before LangChain turns it into message content.
-    layer = _layer(budget, ApproximateTokenCounter())
+    layer = _layer(budget, ApproximateTokenCounter(), fence=fence)
     outcome = layer.pipeline.process(value, tool_name="tool")
     assert outcome is not None
-    if outcome.passed_through:
+    if outcome.passed_through and not fence:
         assert outcome.content is value
     else:
         counter = layer.token_counter

@@ -23,12 +23,11 @@ Example:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.runnables import Runnable, RunnableConfig, ensure_config
 
-__all__ = ["GraphNode", "graph_store"]
+__all__ = ["GraphNode", "checkpointed", "graph_store"]
 
 
 class GraphNode(Runnable[Any, Any], ABC):
@@ -125,19 +124,25 @@ def graph_store() -> Any | None:
     return getattr(runtime, "store", None)
 
 
-def checkpointed(config: Mapping[str, Any] | None) -> bool:
-    """Whether a run is checkpointed (it has a `thread_id`: LangGraph needs one then).
+def checkpointed() -> bool:
+    """Whether the current graph run belongs to a conversation thread (a checkpointed one).
 
-    Args:
-        config: The runnable config.
+    LangGraph keys checkpoints by thread: a run that names one
+    (`runtime.execution_info.thread_id`) is one whose history a checkpointer keeps. There is
+    no public way to tell an in-memory checkpointer from a persistent one.
 
     Returns:
-        `True` when the config names a thread.
+        `True` inside a graph run with a thread id.
 
     Example:
         ```python
-        assert checkpointed({"configurable": {"thread_id": "t1"}})
+        assert not checkpointed()  # not inside a graph run
         ```
     """
-    configurable = (config or {}).get("configurable")
-    return isinstance(configurable, Mapping) and configurable.get("thread_id") is not None
+    try:
+        from langgraph.runtime import get_runtime  # noqa: PLC0415
+
+        info = getattr(get_runtime(), "execution_info", None)
+    except (ImportError, RuntimeError, KeyError, AttributeError):
+        return False
+    return getattr(info, "thread_id", None) is not None

@@ -692,8 +692,7 @@ class BudgetGuard(GraphNode):
     def _shrunk(self, message: ToolMessage, outcome: ProcessOutcome | None) -> ToolMessage | None:
         if outcome is None:
             return None
-        shrunk = self.layer.apply_outcome(message, outcome, extra={"shrunk_by_guard": True})
-        return shrunk
+        return self.layer.apply_outcome(message, outcome, extra={"shrunk_by_guard": True})
 
     def _apply_shrunk(self, run: _Run, result: GuardResult, new: dict[int, ToolMessage]) -> None:
         if not new:

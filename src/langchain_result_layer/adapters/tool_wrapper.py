@@ -37,7 +37,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -76,6 +75,24 @@ _NOSTREAM = "nostream"
 
 tool_siblings: ContextVar[int] = ContextVar("langchain_result_layer_tool_siblings", default=1)
 """How many parallel calls the current model turn made (set by the middleware per call)."""
+
+
+def _field_names(schema: Any) -> set[str]:
+    fields = getattr(schema, "model_fields", None)
+    if isinstance(fields, Mapping):
+        return {str(k) for k in fields}
+    if isinstance(schema, Mapping):
+        properties = schema.get("properties")
+        return {str(k) for k in properties} if isinstance(properties, Mapping) else set()
+    return set()
+
+
+def _injected_names(tool: BaseTool) -> set[str]:
+    """Arguments the graph injects (state, store, runtime): in the input schema, not the model's."""
+    try:
+        return _field_names(tool.get_input_schema()) - _field_names(tool.tool_call_schema)
+    except Exception:  # an unusual schema: show every argument
+        return set()
 
 
 def _call_parts(input: Any) -> tuple[Any, str | None]:
@@ -123,10 +140,6 @@ class ResultLayerTool(BaseTool):
         """The wrapped tool's output schema."""
         return self.wrapped.get_output_schema(config)
 
-    @functools.cached_property
-    def _injected_args_keys(self) -> frozenset[str]:
-        return self.wrapped._injected_args_keys
-
     @property
     def func(self) -> Callable[..., Any] | None:
         """The wrapped tool's function, when it has one (`ToolNode` reads its annotations)."""
@@ -147,7 +160,7 @@ class ResultLayerTool(BaseTool):
 
     def _start_args(self, input: Any) -> tuple[dict[str, Any], str, str | None]:
         args, call_id = _call_parts(input)
-        injected = self._injected_args_keys
+        injected = _injected_names(self.wrapped)
         inputs = (
             {k: v for k, v in args.items() if k not in injected}
             if isinstance(args, Mapping)
