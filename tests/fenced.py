@@ -41,7 +41,12 @@ def first_page_values(
     shown text plus a constant), the values are read back through the fetch tool from the
     view's `current` page, which shows exactly the same rows.
     """
-    rows = [(item["row"], item.get("values")) for item in view.items if "row" in item]
+    rows = [
+        (n, item.get("values"))
+        for item in view.items
+        if "row" in item
+        for n in range(item["row"], item.get("row_last", item["row"]) + 1)
+    ]
     if rows and all(values is not None for _, values in rows):
         return rows
     wanted = [n for n, _ in rows]

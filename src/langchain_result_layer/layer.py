@@ -493,6 +493,30 @@ class ResultLayer:
         """
         return self.signer.verified(message)
 
+    def adopt(self, message: ToolMessage) -> ToolMessage | None:
+        """A processed message that another middleware wrapped in its own notice, re-signed.
+
+        Args:
+            message: A tool message whose marker does not verify over its whole content.
+
+        Returns:
+            The message with its marker signed over the whole content (the notice is the
+            other middleware's, outside the fence), or `None` when no part of it is ours.
+
+        Example:
+            ```python
+            layer.adopt(hitl_edited_message)  # doctest: +SKIP
+            ```
+        """
+        marker = self.signer.verified_within(message)
+        if not marker:
+            return None
+        adopted = message.model_copy()
+        metadata = dict(adopted.response_metadata or {})
+        metadata[META_KEY] = self.signer.sign({**marker, "wrapped_by_middleware": True}, adopted)
+        adopted.response_metadata = metadata
+        return adopted
+
     def is_processed(self, message: ToolMessage) -> bool:
         """Whether this layer already processed `message` (a verified marker).
 

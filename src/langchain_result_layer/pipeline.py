@@ -63,6 +63,7 @@ from langchain_result_layer.views._tabular import materialize_rows
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder
 from langchain_result_layer.views.blocks import (
     BLOCK_OVERHEAD_TOKENS,
+    FLOOR_TOKENS,
     BlockPlan,
     block_text,
     content_chars,
@@ -364,13 +365,40 @@ class ResultPipeline:
         plan.fits, plan.shown = True, shown
         return True
 
-    def _plan_block_list(self, plan: _Plan, blocks: list[Any]) -> None:
+    def _media_allowance(self, blocks: list[Any], budget: Budget, siblings: int) -> int:
+        """Tokens granted to media blocks beyond the per-result cap.
+
+        An image costs a fixed `image_tokens` whatever the text budget; a per-result cap below
+        that cost must not drop every image. Media get their fixed cost on top of the text
+        budget, as long as the result stays within its share of the turn budget
+        (`turn_fraction` of the window over the parallel calls); the guard still keeps the
+        whole request under the window.
+        """
+        media = sum(1 for b in blocks if block_text(b) is None)
+        if not media or self.turn_tokens is None:
+            return 0
+        share = self.turn_tokens // max(1, siblings)
+        need = media * (self.image_tokens + BLOCK_OVERHEAD_TOKENS)
+        # What the text needs next to them: a floor, the closing notice, their framing.
+        text = FLOOR_TOKENS + _MEDIA_NOTICE_TOKENS + 2 * BLOCK_OVERHEAD_TOKENS
+        if need + text <= budget.tokens or need + text > share:
+            return 0  # they fit the cap already, or not even the turn's share: notices
+        return need + text - budget.tokens
+
+    def _plan_block_list(
+        self, plan: _Plan, blocks: list[Any], *, siblings: int = 1, fixed_budget: bool = False
+    ) -> None:
         """Plan a content-block list; fenced text blocks get room for their fences."""
-        budget = plan.budget
         reserve_tokens = reserve_chars = 0
         if plan.fence:
             texts = sum(1 for b in blocks if block_text(b) is not None)
             reserve_tokens, reserve_chars = texts * _FENCE_TOKENS, texts * _FENCE_CHARS
+        if not fixed_budget:
+            base = Budget(tokens=max(1, plan.budget.tokens - reserve_tokens), chars=1)
+            extra = self._media_allowance(blocks, base, siblings)
+            if extra:
+                plan.budget = Budget(tokens=plan.budget.tokens + extra, chars=plan.budget.chars)
+        budget = plan.budget
         for _ in range(3):
             inner = Budget(
                 tokens=max(MIN_RESULT_TOKENS, budget.tokens - reserve_tokens),
@@ -414,6 +442,7 @@ class ResultPipeline:
             payload=content,
             fence=self.fence_results if policy.fence is None else policy.fence,
         )
+        given_budget = budget
         budget = plan.budget
         if not isinstance(content, (str, bytes, bytearray, memoryview)):
             # One-shot sources (a SQLAlchemy `Result`, generators, iterators, also inside
@@ -436,7 +465,9 @@ class ResultPipeline:
                 if policy.kind is None and get_view("binary") is None:
                     return plan
         elif is_content_block_list(content) and policy.kind is None:
-            self._plan_block_list(plan, content)
+            self._plan_block_list(
+                plan, content, siblings=siblings, fixed_budget=given_budget is not None
+            )
             return plan
         else:
             if self._fits_whole(plan, to_json_text(content), content):
@@ -1050,6 +1081,8 @@ class ResultPipeline:
 _BYTES_REPR_MAX = 64_000_000
 _FENCE_CHARS = 96
 """Characters a fence adds around a text (open and close lines with their newlines)."""
+_MEDIA_NOTICE_TOKENS = 64
+"""Room `plan_blocks` keeps for its closing notice next to media blocks."""
 _FENCE_TOKENS = 32
 """Tokens reserved for one fence when planning (the final text is counted exactly)."""
 

@@ -292,11 +292,26 @@ def test_images_are_kept_at_a_fixed_cost_or_replaced_when_they_alone_exceed() ->
     out = lay.process_tool_message(msg([image, text]))
     assert out.content[0] == image
     assert fits(out, lay)
-    lay = layer(max_result_tokens=1_500, image_tokens=1_000)
+    # Images that alone exceed what the turn allows this result become notices.
+    lay = layer(context_window=4_000, max_result_tokens=1_500, image_tokens=1_000)
     out = lay.process_tool_message(msg([image, image, text]))
     assert fits(out, lay)
     assert out.content[0]["type"] == "text"
     assert out.content[0]["text"].startswith("[image block omitted")
+
+
+def test_an_image_is_kept_when_the_cap_is_below_its_fixed_cost() -> None:
+    """A per-result cap under the image cost does not drop every image: media get their fixed
+    cost on top of the text budget, within the result's share of the turn budget."""
+    image = {"type": "image", "base64": "iVBORw0KGgo" * 1_000, "mime_type": "image/png"}
+    lay = layer(context_window=16_000, max_result_tokens=1_000, image_tokens=1_600)
+    out = lay.process_tool_message(msg([image, {"type": "text", "text": BIG_LOG}]))
+    assert out.content[0] == image
+    tokens = content_tokens(out.content, lay.token_counter, image_tokens=1_600)
+    assert tokens <= 1_000 + 1_600 + 4
+    assert tokens <= 16_000 // 2  # within the turn share
+    text_tokens = tokens - 1_600 - 4
+    assert text_tokens <= 1_000
 
 
 @pytest.mark.parametrize(

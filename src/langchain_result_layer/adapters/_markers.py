@@ -168,6 +168,37 @@ class MarkerSigner:
         out[SIG_KEY] = self._mac(out, message)
         return out
 
+    def verified_within(self, message: object) -> Mapping[str, Any]:
+        """The marker when it signs a part of the content another middleware wrapped.
+
+        Middleware add their own notices around a result (a reviewer's edit notice before
+        it): the content is then `notice + view` or `view + notice`, and the signature still
+        verifies over the view, the first or last `shown_chars` characters. Only text the
+        layer made is inside its fence; the added text is the other middleware's.
+
+        Args:
+            message: Any message.
+
+        Returns:
+            The marker, or `{}` when no such part verifies.
+        """
+        marker = raw_marker(message)
+        sig, shown = marker.get(SIG_KEY), marker.get("shown_chars")
+        content = getattr(message, "content", None)
+        if (
+            not isinstance(sig, str)
+            or not isinstance(shown, int)
+            or not isinstance(content, str)
+            or not isinstance(message, BaseMessage)
+            or not 0 < shown < len(content)
+        ):
+            return {}
+        for part in (content[-shown:], content[:shown]):
+            probe = message.model_copy(update={"content": part})
+            if hmac.compare_digest(sig, self._mac(marker, probe)):
+                return marker
+        return {}
+
     def verified(self, message: object) -> Mapping[str, Any]:
         """The message's marker when its signature is valid, else `{}`.
 

@@ -214,6 +214,26 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         wrapped = self.layer.wrapped_tool(tool)
         return request if wrapped is tool else request.override(tool=wrapped)
 
+    def _adopted(self, result: Any) -> Any:
+        """The result with processed messages another middleware wrapped in notices re-signed."""
+        if isinstance(result, ToolMessage):
+            if self.layer.is_processed(result):
+                return result
+            return self.layer.adopt(result) or result
+        messages = _output_messages(result)
+        if not messages or not isinstance(result, Command) or not isinstance(result.update, dict):
+            return result
+        found = result.update.get("messages")
+        if not isinstance(found, (list, tuple)):
+            return result
+        new = [
+            (self.layer.adopt(m) or m)
+            if isinstance(m, ToolMessage) and not self.layer.is_processed(m)
+            else m
+            for m in found
+        ]
+        return replace(result, update={**result.update, "messages": new})
+
     def _check_result(self, request: ToolCallRequest, result: Any) -> None:
         """Warn when a result did not come from the tool through the layer."""
         messages = _output_messages(result)
@@ -253,6 +273,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             result = handler(self._tool_request(request))
         finally:
             tool_siblings.reset(token)
+        result = self._adopted(result)
         self._check_result(request, result)
         processed: ToolMessage | Command[Any] = process_output(
             self.layer,
@@ -284,6 +305,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             result = await handler(self._tool_request(request))
         finally:
             tool_siblings.reset(token)
+        result = self._adopted(result)
         self._check_result(request, result)
         processed: ToolMessage | Command[Any] = await aprocess_output(
             self.layer,

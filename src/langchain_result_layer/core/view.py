@@ -212,6 +212,7 @@ class ResultView:
             _cut_ranges,
             lambda v: setattr(v, "items", [_scalars(i) for i in v.items]),
             lambda v: setattr(v, "summary", _scalars(v.summary)),
+            _runs,
             _cut_items,
         )
         for step in steps:
@@ -326,6 +327,32 @@ def _small(value: Any) -> bool:
 
 def _scalars(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if _small(v)}
+
+
+def _run_key(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """The one integer field by which `b` follows `a` (`b[key] == a[key] + 1`), if any."""
+    if a.keys() - {f"{k}_last" for k in b} != b.keys():
+        return None
+    differing = [k for k in b if a.get(k) != b[k] and not k.endswith("_last")]
+    if len(differing) != 1:
+        return None
+    key = differing[0]
+    last = a.get(f"{key}_last", a.get(key))
+    value = b[key]
+    if isinstance(last, int) and isinstance(value, int) and value == last + 1:
+        return key
+    return None
+
+
+def _runs(view: ResultView) -> None:
+    merged: list[dict[str, Any]] = []
+    for item in view.items:
+        key = _run_key(merged[-1], item) if merged else None
+        if key is None:
+            merged.append(dict(item))
+        else:
+            merged[-1][f"{key}_last"] = item[key]
+    view.items = merged
 
 
 def _cut_items(view: ResultView) -> None:
