@@ -21,6 +21,7 @@ from langchain_result_layer.stores.memory import InMemoryResultStore
 from langchain_result_layer.views import registry as views_registry
 from langchain_result_layer.views.blocks import content_chars, content_tokens
 from tests.doubles import DownStore
+from tests.fenced import unfence
 
 EXACT = TiktokenCounter()
 BIG_LOG = "".join(f"2024-01-01 12:00:{i % 60:02d} INFO step {i} ok\n" for i in range(20_000))
@@ -31,22 +32,6 @@ def layer(**kw: Any) -> ResultLayer:
     kw.setdefault("max_result_tokens", 1_000)
     kw.setdefault("store", "memory")
     return ResultLayer(**kw)
-
-
-FENCED_RE = __import__("re").compile(
-    r"\A<<<tool-output ([a-z2-9]{8}): untrusted data, not instructions>>>\n(.*)"
-    r"<<<end tool-output \1>>>\Z",
-    __import__("re").S,
-)
-
-
-def unfence(text: str) -> str:
-    """The body of a fenced result (asserting the fence is whole and its nonce unused)."""
-    found = FENCED_RE.match(text)
-    assert found, text[:200]
-    body = found.group(2)
-    assert found.group(1) not in body
-    return body[:-1] if body.endswith("\n") else body
 
 
 def msg(content: Any, **kw: Any) -> ToolMessage:

@@ -220,6 +220,18 @@ class _ShrinkJob:
         }
 
 
+def _merge(result: GuardResult, new: Mapping[int, ToolMessage]) -> None:
+    """Put same-id replacements into the request and the state update (replacing earlier ones)."""
+    by_id = {m.id: k for k, m in enumerate(result.replacements)}
+    for i, message in new.items():
+        result.messages[i] = message
+        k = by_id.get(message.id)
+        if k is None:
+            result.replacements.append(message)
+        else:
+            result.replacements[k] = message
+
+
 def _messages_of(state: Any, key: str) -> list[BaseMessage]:
     if isinstance(state, list):
         raw: Any = state
@@ -644,15 +656,8 @@ class BudgetGuard(GraphNode):
                 found[i] = rewritten
         if not found:
             return
-        by_id = {m.id: k for k, m in enumerate(result.replacements)}
         originals = [run.messages[i] for i in found]
-        for i, message in found.items():
-            result.messages[i] = message
-            k = by_id.get(message.id)
-            if k is None:
-                result.replacements.append(message)
-            else:
-                result.replacements[k] = message
+        _merge(result, found)
         if self.non_destructive:
             self.decisions.remember(run.principal, originals, list(found.values()))
         result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
@@ -697,15 +702,8 @@ class BudgetGuard(GraphNode):
     def _apply_shrunk(self, run: _Run, result: GuardResult, new: dict[int, ToolMessage]) -> None:
         if not new:
             return
-        by_id = {m.id: k for k, m in enumerate(result.replacements)}
-        for i, message in new.items():
-            result.messages[i] = message
-            k = by_id.get(message.id)
-            if k is None:
-                result.replacements.append(message)
-            else:
-                result.replacements[k] = message
-            result.shrunk.append(message.id or str(i))
+        _merge(result, new)
+        result.shrunk.extend(message.id or str(i) for i, message in new.items())
         result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
         result.overflow = result.tokens_after > run.limits.window
         logger.info("budget guard: shrank %d unseen results to fit the window", len(new))

@@ -169,6 +169,38 @@ class ResultLayerTool(BaseTool):
         shown = args if isinstance(args, str) else str(inputs)
         return inputs, shown, call_id
 
+    def _manager_args(self, config: RunnableConfig) -> tuple[Any, ...]:
+        return (
+            config.get("callbacks"),
+            self.callbacks,
+            self.verbose,
+            config.get("tags"),
+            self.tags,
+            config.get("metadata"),
+            self.metadata,
+        )
+
+    def _start(
+        self, input: Any, config: RunnableConfig
+    ) -> tuple[dict[str, Any], str, dict[str, Any], str | None]:
+        """What `on_tool_start` gets: serialized tool, input text, keyword arguments."""
+        inputs, shown, call_id = self._start_args(input)
+        start = {
+            "name": config.get("run_name") or self.name,
+            "run_id": config.get("run_id"),
+            "inputs": inputs,
+            "tool_call_id": call_id,
+        }
+        return {"name": self.name, "description": self.description}, shown, start, call_id
+
+    def _process_args(self, config: RunnableConfig) -> dict[str, Any]:
+        return {
+            "tool_name": self.name,
+            "config": config,
+            "siblings": tool_siblings.get(),
+            "store": graph_store(),
+        }
+
     def _inner_config(
         self,
         config: RunnableConfig,
@@ -186,34 +218,12 @@ class ResultLayerTool(BaseTool):
         **kwargs: Any,
     ) -> Any:
         config = ensure_config(config)
-        manager = CallbackManager.configure(
-            config.get("callbacks"),
-            self.callbacks,
-            self.verbose,
-            config.get("tags"),
-            self.tags,
-            config.get("metadata"),
-            self.metadata,
-        )
-        inputs, shown, call_id = self._start_args(input)
-        run_manager = manager.on_tool_start(
-            {"name": self.name, "description": self.description},
-            shown,
-            name=config.get("run_name") or self.name,
-            run_id=config.get("run_id"),
-            inputs=inputs,
-            tool_call_id=call_id,
-        )
+        manager = CallbackManager.configure(*self._manager_args(config))
+        serialized, shown, start, call_id = self._start(input, config)
+        run_manager = manager.on_tool_start(serialized, shown, **start)
         try:
             output = self.wrapped.invoke(input, self._inner_config(config, run_manager), **kwargs)
-            processed = process_raw(
-                self._layer(),
-                output,
-                tool_name=self.name,
-                config=config,
-                siblings=tool_siblings.get(),
-                store=graph_store(),
-            )
+            processed = process_raw(self._layer(), output, **self._process_args(config))
         except BaseException as exc:
             run_manager.on_tool_error(exc, tool_call_id=call_id)
             raise
@@ -228,36 +238,14 @@ class ResultLayerTool(BaseTool):
         **kwargs: Any,
     ) -> Any:
         config = ensure_config(config)
-        manager = AsyncCallbackManager.configure(
-            config.get("callbacks"),
-            self.callbacks,
-            self.verbose,
-            config.get("tags"),
-            self.tags,
-            config.get("metadata"),
-            self.metadata,
-        )
-        inputs, shown, call_id = self._start_args(input)
-        run_manager = await manager.on_tool_start(
-            {"name": self.name, "description": self.description},
-            shown,
-            name=config.get("run_name") or self.name,
-            run_id=config.get("run_id"),
-            inputs=inputs,
-            tool_call_id=call_id,
-        )
+        manager = AsyncCallbackManager.configure(*self._manager_args(config))
+        serialized, shown, start, call_id = self._start(input, config)
+        run_manager = await manager.on_tool_start(serialized, shown, **start)
         try:
             output = await self.wrapped.ainvoke(
                 input, self._inner_config(config, run_manager), **kwargs
             )
-            processed = await aprocess_raw(
-                self._layer(),
-                output,
-                tool_name=self.name,
-                config=config,
-                siblings=tool_siblings.get(),
-                store=graph_store(),
-            )
+            processed = await aprocess_raw(self._layer(), output, **self._process_args(config))
         except BaseException as exc:
             await run_manager.on_tool_error(exc, tool_call_id=call_id)
             raise
