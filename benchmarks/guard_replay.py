@@ -1,7 +1,9 @@
 """Replay real agent conversations through the budget guard, next to the alternatives.
 
-Conversations: the SWE-agent `.traj` files (`history`, the chat that was sent to the model) and
-the AutoCodeRover chat lists in the corpus's `trajectories/`. Tool observations become
+Conversations: every `trajectory` case of the corpus's `cases.jsonl` (any corpus laid out like
+`../shared/corpus`): SWE-agent `.traj` files (`history`, the chat that was sent to the model)
+and chat lists (`[{role, content}, ...]`, AutoCodeRover); without a `cases.jsonl`, the files
+under `trajectories/`. Tool observations become
 `ToolMessage`s answering matching `AIMessage` tool calls (SWE-agent: the action is the call;
 AutoCodeRover: each `Result of search_x(...)` section answers a call of the preceding assistant
 message). Every assistant message is a model call; the request is everything before it.
@@ -24,7 +26,12 @@ the previous request; below 1.0 the provider's prompt cache breaks), cache-break
 prompt-cache cost proxy (uncached tokens + 0.1 x cached tokens, summed over calls), and the
 evidence each keeps (tokens of tool results shown, not placeholders).
 
-Run alone: `python -m benchmarks.guard_replay [--quick]`.
+Conversations are grouped by repository (the part of a SWE-bench instance before `__`, or the
+case's split group): one half of the repositories is the *tuning* group, the other the
+*validation* group (every other repository in name order), and the totals of each are reported
+apart, with the validation group as the headline.
+
+Run alone: `python -m benchmarks.guard_replay [--corpus PATH] [--quick]`.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from langchain.agents.middleware.context_editing import ClearToolUsesEdit, Conte
 from langchain.agents.middleware.types import ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from benchmarks._common import BenchResult, Table, corpus_path, read_text
+from benchmarks._common import BenchResult, Table, corpus_path, load_cases, read_text
 from langchain_result_layer import GuardSettings, ResultLayer
 from langchain_result_layer.adapters._messages import (
     MESSAGE_OVERHEAD,
@@ -66,6 +73,7 @@ class Conversation:
     name: str
     system: str
     messages: list[BaseMessage]
+    repository: str = ""
 
     @property
     def calls(self) -> int:
@@ -178,10 +186,43 @@ def _close_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
     return out
 
 
+def load_conversation(path: Path, name: str | None = None) -> Conversation:
+    """One conversation file: a SWE-agent trajectory (a dict with `history`) or a chat list."""
+    if path.suffix == ".traj":
+        conv = load_sweagent(path)
+    else:
+        data = json.loads(read_text(path))
+        conv = load_sweagent(path) if isinstance(data, dict) else load_autocoderover(path)
+    if name is not None:
+        conv.name = name
+    return conv
+
+
+def repository_of(case_id: str, group: str | None = None) -> str:
+    """The repository a conversation works on (`django__django-11039` -> `django`)."""
+    text = (group or case_id).split(":", 1)[-1].rsplit("/", 1)[-1]
+    name = text.rsplit("__", 1)[-1]
+    return re.sub(r"-\d+$", "", name) or text
+
+
 def load_conversations(corpus: Path, *, quick: bool) -> list[Conversation]:
-    root = corpus / "trajectories"
-    convs = [load_sweagent(p) for p in sorted(root.glob("*/*.traj"))]
-    convs += [load_autocoderover(p) for p in sorted(root.glob("autocoderover*/*/*.json"))]
+    """Every `trajectory` case of the corpus (or every file under `trajectories/`)."""
+    convs: list[Conversation] = []
+    if (corpus / "cases.jsonl").exists():
+        for case in load_cases(corpus, kind="trajectory"):
+            path = corpus / case["path"]
+            if not path.exists():
+                continue
+            conv = load_conversation(path, name=str(case["id"]))
+            conv.repository = repository_of(str(case["id"]), case.get("split_group"))
+            convs.append(conv)
+    else:
+        root = corpus / "trajectories"
+        for path in sorted(root.glob("**/*.traj")) + sorted(root.glob("**/*.json")):
+            conv = load_conversation(path)
+            conv.repository = repository_of(conv.name)
+            convs.append(conv)
+    convs = [c for c in convs if c.calls]
     if quick:
         convs = sorted(convs, key=lambda c: -sum(len(str(m.content)) for m in c.messages))[:3]
     return convs
@@ -369,6 +410,13 @@ class Meter:
 # --------------------------------------------------------------------------- run
 
 
+def split_groups(convs: list[Conversation]) -> dict[str, str]:
+    """`tuning` or `validation` per conversation: every other repository, in name order."""
+    repositories = sorted({c.repository for c in convs})
+    validation = set(repositories[0::2])
+    return {c.name: "validation" if c.repository in validation else "tuning" for c in convs}
+
+
 STRATEGIES: dict[str, Strategy] = {
     "ours (guard)": ours(per_result=False),
     "ours (per-result layer + guard)": ours(per_result=True),
@@ -394,6 +442,8 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     meter = Meter(rc)
     strategies = dict(STRATEGIES) if quick else {**STRATEGIES, **SENSITIVITY}
     totals = {name: Metrics() for name in strategies}
+    groups = split_groups(convs)
+    by_group = {g: {name: Metrics() for name in strategies} for g in ("tuning", "validation")}
     per_conv = Table(
         title="Per conversation: calls over the window / cache-breaking calls / cost proxy",
         columns=["conversation", "calls", "raw peak (x window)", *STRATEGIES],
@@ -404,6 +454,7 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         for name, strategy in strategies.items():
             measured[name] = meter.measure(conv, strategy(conv, rc))
             totals[name].add(measured[name])
+            by_group[groups[conv.name]][name].add(measured[name])
         row.append(measured["no management"].max_fraction)
         row += [
             f"{m.over_window} / {m.cache_breaks} / {m.cost:,.0f}"
@@ -469,7 +520,34 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
                 m.evidence_sum / ce.evidence_sum if ce.evidence_sum else 0.0,
             ]
         )
-    result.tables += [table, ratios, per_conv]
+    targets = Table(
+        title="Targets by repository group (validation: repositories no setting was tuned on)",
+        columns=[
+            "group",
+            "repositories",
+            "conversations",
+            "calls over window (ours)",
+            "cache breaks: ours / ContextEditing",
+            "cache breaks ratio",
+            "cost ratio",
+        ],
+    )
+    headline = "ours (per-result layer + guard)"
+    for group in ("validation", "tuning"):
+        members = [c for c in convs if groups[c.name] == group]
+        mine, theirs = by_group[group][headline], by_group[group]["ContextEditingMiddleware"]
+        targets.rows.append(
+            [
+                group,
+                ", ".join(sorted({c.repository for c in members})),
+                len(members),
+                mine.over_window,
+                f"{mine.cache_breaks} / {theirs.cache_breaks}",
+                mine.cache_breaks / theirs.cache_breaks if theirs.cache_breaks else 0.0,
+                mine.cost / theirs.cost if theirs.cost else 0.0,
+            ]
+        )
+    result.tables += [targets, table, ratios, per_conv]
     crossing = sum(
         1
         for conv in convs
@@ -494,6 +572,15 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         "messages), so both trigger at the same 12,000 tokens",
     ]
     result.data = {
+        "groups": {
+            group: {
+                name: {"cache_breaks": m.cache_breaks, "cost": m.cost, "over_window": m.over_window}
+                for name, m in by_group[group].items()
+            }
+            for group in by_group
+        },
+    }
+    result.data |= {
         name: {
             "calls": m.calls,
             "over_window": m.over_window,
@@ -510,7 +597,19 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     return result
 
 
-if __name__ == "__main__":
-    bench = run(corpus=None, quick="--quick" in sys.argv)
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks.guard_replay [--corpus PATH] [--quick]`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--corpus", default=None, help="a corpus laid out like ../shared/corpus")
+    parser.add_argument("--quick", action="store_true", help="the 3 largest conversations")
+    args = parser.parse_args(argv)
+    bench = run(corpus=corpus_path(args.corpus), quick=args.quick)
     print(bench.render())
     print(bench.write_json())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -366,12 +366,13 @@ class ResultPipeline:
         return True
 
     def _media_allowance(self, blocks: list[Any], budget: Budget, siblings: int) -> int:
-        """Tokens granted to media blocks beyond the per-result cap.
+        """Tokens granted to media blocks on top of the per-result cap.
 
-        An image costs a fixed `image_tokens` whatever the text budget; a per-result cap below
-        that cost must not drop every image. Media get their fixed cost on top of the text
-        budget, as long as the result stays within its share of the turn budget
-        (`turn_fraction` of the window over the parallel calls); the guard still keeps the
+        An image costs a fixed `image_tokens` whatever the text budget, so a per-result cap
+        below that cost must not drop every image: when the media do not fit the cap next to
+        a floor for the text, they get their fixed cost on top of it (the text keeps its
+        cap), as long as the result stays within its share of the turn budget
+        (`turn_fraction` of the window over the parallel calls). The guard still keeps the
         whole request under the window.
         """
         media = sum(1 for b in blocks if block_text(b) is None)
@@ -381,9 +382,9 @@ class ResultPipeline:
         need = media * (self.image_tokens + BLOCK_OVERHEAD_TOKENS)
         # What the text needs next to them: a floor, the closing notice, their framing.
         text = FLOOR_TOKENS + _MEDIA_NOTICE_TOKENS + 2 * BLOCK_OVERHEAD_TOKENS
-        if need + text <= budget.tokens or need + text > share:
+        if need + text <= budget.tokens or budget.tokens + need > share:
             return 0  # they fit the cap already, or not even the turn's share: notices
-        return need + text - budget.tokens
+        return need
 
     def _plan_block_list(
         self, plan: _Plan, blocks: list[Any], *, siblings: int = 1, fixed_budget: bool = False

@@ -293,10 +293,9 @@ def test_an_image_is_kept_when_the_cap_is_below_its_fixed_cost() -> None:
     out = lay.process_tool_message(msg([image, {"type": "text", "text": BIG_LOG}]))
     assert out.content[0] == image
     tokens = content_tokens(out.content, lay.token_counter, image_tokens=1_600)
-    assert tokens <= 1_000 + 1_600 + 4
+    assert tokens <= 1_000 + 1_600 + 4  # the text keeps its cap, the image adds its cost
     assert tokens <= 16_000 // 2  # within the turn share
-    text_tokens = tokens - 1_600 - 4
-    assert text_tokens <= 1_000
+    assert tokens - 1_600 - 4 > 300  # the text is not squeezed to make room
 
 
 @pytest.mark.parametrize(
