@@ -56,6 +56,10 @@ def conversations(draw: st.DrawFn) -> list[BaseMessage]:
     return msgs
 
 
+def settings_keep_last(layer: ResultLayer) -> int:
+    return layer.guard_settings.keep_last
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     conversations(),
@@ -123,6 +127,22 @@ def test_guard_invariants(
             assert after.id in shrunk
             assert not layer_marker(after).get("cleared")
             assert layer_marker(after).get("shrunk_by_guard") is True
+
+    # Seen results kept by keep_last are only ever shown smaller, while a clearing happens
+    # anyway and could not reach the target: stored, not pinned, never cleared, smaller.
+    kept = set(result.shrunk_kept)
+    if kept:
+        assert result.cleared or result.cleared_inputs
+    tools_seen = [i for i, m in enumerate(msgs) if isinstance(m, ToolMessage) and i <= last_ai]
+    for i, (before, after) in enumerate(zip(msgs, out, strict=True)):
+        if after.id in kept and isinstance(after, ToolMessage):
+            assert i in tools_seen[-settings_keep_last(layer) :]
+            assert before.name != "plan"
+            assert not layer_marker(after).get("cleared")
+            assert layer_marker(after).get("shrunk_by_guard") is True
+            assert layer_marker(after).get("ref")
+            assert rc.message_tokens(after) < rc.message_tokens(before)
+    shrunk |= kept
 
     # Placeholders restore: with a store, every cleared result carries a reference.
     for m in result.replacements:

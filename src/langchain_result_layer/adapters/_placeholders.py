@@ -7,9 +7,9 @@ it back (the fetch tool call with its reference). The marker in
 makes it recognisable, so it is never cleared again, never re-processed, and survives checkpoint
 round trips.
 
-A placeholder says until when its stored copy can be fetched (the record's expiry, when the
-store has one), and once that time has passed it says the copy expired instead of offering a
-restore that can no longer work.
+A placeholder records when its stored copy expires (the record's TTL); once that time has
+passed the guard rewrites it, once, to say the copy expired instead of offering a restore that
+can no longer work.
 
 Example:
     ```python
@@ -137,8 +137,7 @@ def placeholder_text(
             "tool again if it is still needed).]"
         )
     elif ref is not None:
-        until = f" (stored until {_when(expires_at)})" if expires_at is not None else ""
-        text += f" Restore{until}: {fetch_call(ref, tool_name=fetch_tool_name)}]"
+        text += f" Restore: {fetch_call(ref, tool_name=fetch_tool_name)}]"
     else:
         why = f" ({note[:200]})" if note else ""
         text += f" It could not be saved{why}; it cannot be restored.]"

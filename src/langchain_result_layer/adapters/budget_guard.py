@@ -90,6 +90,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+_KEPT_FLOOR = 4 * MIN_RESULT_TOKENS
+"""Fewest tokens a kept result is shrunk to while clearing."""
+
 
 class ContextBudgetWarning(UserWarning):
     """Issued when a request is sent over the window because `on_overflow="send"`.
@@ -137,6 +140,8 @@ class GuardResult:
         kept_unsaved: Ids of results kept because they could not be saved.
         relaxed: Ids of recent results cleared only to fit the window.
         shrunk: Ids of unseen results rendered again with a smaller budget to fit.
+        shrunk_kept: Ids of seen results among the last `keep_last` rendered again smaller
+            while clearing, so that the clearing reaches the target.
         overhead: Tokens of the request outside the messages (system prompt, tool schemas,
             framing, `reserve_tokens`).
         overflow: Whether the request still exceeds the window.
@@ -162,6 +167,7 @@ class GuardResult:
     kept_unsaved: list[str] = field(default_factory=list)
     relaxed: list[str] = field(default_factory=list)
     shrunk: list[str] = field(default_factory=list)
+    shrunk_kept: list[str] = field(default_factory=list)
     overhead: int = 0
     overflow: bool = False
 
@@ -180,6 +186,8 @@ class _Run:
     overhead: int
     limits: GuardLimits
     principal: Principal
+    state: list[BaseMessage]
+    """The messages as they are in graph state (before recalled decisions are applied)."""
     scope: Scope
     store: ResultStore | None
     pipeline: ResultPipeline
@@ -387,9 +395,8 @@ class BudgetGuard(GraphNode):
     ) -> tuple[_Run, int]:
         principal = self._principal(config)
         scope = scope_of(principal)
-        msgs = list(messages)
-        if self.non_destructive:
-            msgs = self.decisions.recall(principal, msgs)
+        state = list(messages)
+        msgs = self.decisions.recall(principal, state) if self.non_destructive else state
         resolved = self.layer.store_for(graph_store() if store is _GRAPH else store, config)
         infos = self.counter.infos(msgs, scope, exact=False)
         overhead = self.overhead(system=system, tools=tools)
@@ -399,6 +406,7 @@ class BudgetGuard(GraphNode):
             overhead=overhead,
             limits=self.limits(overhead),
             principal=principal,
+            state=state,
             scope=scope,
             store=resolved,
             pipeline=self.layer.pipeline.using(resolved),
@@ -577,7 +585,7 @@ class BudgetGuard(GraphNode):
             if i not in cleared:
                 result.kept_unsaved.append(run.messages[i].id or str(i))
         for i in sorted(cleared | set(plan.clear_args)):
-            originals.append(run.messages[i])
+            originals.append(run.state[i])
             replacements.append(edited[i])
         result.replacements = replacements
         result.tokens_after = run.overhead + self._exact(edited, run.scope)
@@ -656,7 +664,7 @@ class BudgetGuard(GraphNode):
                 found[i] = rewritten
         if not found:
             return
-        originals = [run.messages[i] for i in found]
+        originals = [run.state[i] for i in found]
         _merge(result, found)
         if self.non_destructive:
             self.decisions.remember(run.principal, originals, list(found.values()))
@@ -699,18 +707,66 @@ class BudgetGuard(GraphNode):
             return None
         return self.layer.apply_outcome(message, outcome, extra={"shrunk_by_guard": True})
 
-    def _apply_shrunk(self, run: _Run, result: GuardResult, new: dict[int, ToolMessage]) -> None:
+    def _apply_shrunk(
+        self, run: _Run, result: GuardResult, new: dict[int, ToolMessage], *, kept: bool = False
+    ) -> None:
         if not new:
             return
+        if self.non_destructive:
+            self.decisions.remember(
+                run.principal, [run.messages[i] for i in new], list(new.values())
+            )
         _merge(result, new)
-        result.shrunk.extend(message.id or str(i) for i, message in new.items())
+        names = [message.id or str(i) for i, message in new.items()]
+        (result.shrunk_kept if kept else result.shrunk).extend(names)
         result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
         result.overflow = result.tokens_after > run.limits.window
-        logger.info("budget guard: shrank %d unseen results to fit the window", len(new))
+        logger.info("budget guard: shrank %d %s results", len(new), "kept" if kept else "unseen")
 
-    def _shrink_jobs(self, run: _Run, result: GuardResult) -> list[_ShrinkJob]:
+    def _kept_targets(self, run: _Run, result: GuardResult) -> tuple[list[int], int]:
+        """Seen results kept by `keep_last` to render again smaller when clearing.
+
+        A clearing breaks the provider's prompt cache once whatever it edits, so it should buy
+        as much headroom as it can: when the protected recent results keep the request above
+        the target, those the model has already seen (and whose raw copy is stored) are shown
+        again with an equal share of the room left under the target (never under a floor of
+        `4 x MIN_RESULT_TOKENS`). Their full text stays one fetch away.
+        """
+        if not result.replacements or result.tokens_after <= run.limits.target:
+            return [], 0
+        keep = run.limits.keep_last
+        if keep <= 0:
+            return [], 0
+        messages = result.messages
+        last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
+        seen = [i for i in range(last_ai) if isinstance(messages[i], ToolMessage)]
+        infos = self.counter.infos(messages, run.scope)
+        candidates = [
+            i
+            for i in seen[-keep:]
+            if not infos[i].record.cleared
+            and messages[i].name not in run.limits.pinned_tools
+            and run.store is not None
+            and (
+                self.counter.marker(messages[i]).get("record_id")
+                or not self.counter.marker(messages[i]).get("processed")
+            )
+        ]
+        if not candidates:
+            return [], 0
+        tokens = [info.record.tokens for info in infos]
+        rest = result.tokens_after - sum(tokens[i] for i in candidates)
+        share = (run.limits.target - rest - 32 * len(candidates)) // len(candidates)
+        share = max(share, _KEPT_FLOOR)
+        return [i for i in candidates if tokens[i] > share], share
+
+    def _shrink_jobs(
+        self, run: _Run, result: GuardResult, *, kept: bool = False
+    ) -> list[_ShrinkJob]:
         """What to render again (shared by the sync and async paths; no I/O)."""
-        targets, share = self._shrink_targets(run, result)
+        targets, share = (
+            self._kept_targets(run, result) if kept else self._shrink_targets(run, result)
+        )
         if not targets:
             return []
         budget = self._share_budget(share)
@@ -728,11 +784,15 @@ class BudgetGuard(GraphNode):
                 )
         return jobs
 
-    def _shrink(self, run: _Run, result: GuardResult) -> None:
-        """Render unseen results again with smaller budgets when they alone overflow."""
+    def _shrink(self, run: _Run, result: GuardResult, *, kept: bool = False) -> None:
+        """Render results again with smaller budgets.
+
+        Unseen results when they alone overflow the window; kept ones (`kept=True`) when a
+        clearing cannot reach the target without.
+        """
         new: dict[int, ToolMessage] = {}
         pipeline, store = run.pipeline, run.store
-        for job in self._shrink_jobs(run, result):
+        for job in self._shrink_jobs(run, result, kept=kept):
             try:
                 if job.record_id is not None and store is not None:
                     read = store.read(job.record_id, principal=job.principal)
@@ -742,14 +802,14 @@ class BudgetGuard(GraphNode):
             except Exception as exc:  # the guard must never break the agent
                 logger.warning("budget guard could not shrink an unseen result: %s", exc)
                 continue
-            self._collect_shrunk(new, job, outcome)
-        self._apply_shrunk(run, result, new)
+            self._collect_shrunk(new, job, outcome, run.scope)
+        self._apply_shrunk(run, result, new, kept=kept)
 
-    async def _ashrink(self, run: _Run, result: GuardResult) -> None:
+    async def _ashrink(self, run: _Run, result: GuardResult, *, kept: bool = False) -> None:
         """Async twin of `_shrink` (store reads async, rendering in a worker thread)."""
         new: dict[int, ToolMessage] = {}
         pipeline, store = run.pipeline, run.store
-        for job in self._shrink_jobs(run, result):
+        for job in self._shrink_jobs(run, result, kept=kept):
             try:
                 if job.record_id is not None and store is not None:
                     read = await store.aread(job.record_id, principal=job.principal)
@@ -763,14 +823,20 @@ class BudgetGuard(GraphNode):
             except Exception as exc:  # the guard must never break the agent
                 logger.warning("budget guard could not shrink an unseen result: %s", exc)
                 continue
-            self._collect_shrunk(new, job, outcome)
-        self._apply_shrunk(run, result, new)
+            self._collect_shrunk(new, job, outcome, run.scope)
+        self._apply_shrunk(run, result, new, kept=kept)
 
     def _collect_shrunk(
-        self, new: dict[int, ToolMessage], job: _ShrinkJob, outcome: ProcessOutcome | None
+        self,
+        new: dict[int, ToolMessage],
+        job: _ShrinkJob,
+        outcome: ProcessOutcome | None,
+        scope: Scope,
     ) -> None:
         shrunk = self._shrunk(job.message, outcome)
-        if shrunk is not None:
+        if shrunk is not None and self.counter.message_tokens(
+            shrunk, scope
+        ) < self.counter.message_tokens(job.message, scope):
             new[job.index] = shrunk
 
     # ------------------------------------------------------------------ public API
@@ -826,6 +892,7 @@ class BudgetGuard(GraphNode):
                     self._store_one(run, i)
                 plan = self._plan(run)
             result = self._finish(run, plan)
+            self._shrink(run, result, kept=True)
             if result.overflow and self.shrink_unseen:
                 self._shrink(run, result)
         self._expire(run, result)
@@ -877,6 +944,7 @@ class BudgetGuard(GraphNode):
                     await self._astore_one(run, i)
                 plan = self._plan(run)
             result = self._finish(run, plan)
+            await self._ashrink(run, result, kept=True)
             if result.overflow and self.shrink_unseen:
                 await self._ashrink(run, result)
         self._expire(run, result)
