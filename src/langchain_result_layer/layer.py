@@ -22,13 +22,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import ToolMessage
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import var_child_runnable_config
-
-from langchain_result_layer.adapters._graph_node import checkpointed
 from langchain_result_layer.adapters._markers import MarkerSigner
-from langchain_result_layer.adapters._messages import RequestCounter
 from langchain_result_layer.config import GuardSettings, ToolPolicy, coerce_policy
 from langchain_result_layer.core.budget import (
     DEFAULT_MAX_RESULT_CHARS,
@@ -51,6 +45,7 @@ if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
 
+    from langchain_result_layer.adapters._messages import RequestCounter
     from langchain_result_layer.adapters.budget_guard import BudgetGuard
     from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
     from langchain_result_layer.adapters.truncation_node import TruncationNode
@@ -331,10 +326,7 @@ class ResultLayer:
         self.fence_results = fence_results
         self.signer = MarkerSigner(marker_key)
         """Signs and verifies the layer's markers (its key is secret)."""
-        self.request_counter = RequestCounter(
-            self.token_counter, image_tokens=image_tokens, signer=self.signer
-        )
-        """Counts requests for every guard of this layer (one cache per layer)."""
+        self._request_counter: RequestCounter | None = None
         self.pipeline = ResultPipeline(
             budget=self.result_budget,
             counter=self.token_counter,
@@ -411,6 +403,24 @@ class ResultLayer:
             config = var_child_runnable_config.get()
         return self.principal_resolver(config)
 
+    @property
+    def request_counter(self) -> RequestCounter:
+        """Counts requests for every guard of this layer (one cache per layer, made once).
+
+        Example:
+            ```python
+            layer.request_counter.count(messages)  # doctest: +SKIP
+            ```
+        """
+        with self._lock:
+            if self._request_counter is None:
+                from langchain_result_layer.adapters._messages import RequestCounter  # noqa: PLC0415
+
+                self._request_counter = RequestCounter(
+                    self.token_counter, image_tokens=self.image_tokens, signer=self.signer
+                )
+            return self._request_counter
+
     # ------------------------------------------------------------------ stores
 
     def store_for(
@@ -439,8 +449,11 @@ class ResultLayer:
             return self.store
         if graph_store is not None:
             return self._graph_store(graph_store)
-        if not self._warned_memory and checkpointed():
-            self._warn_memory_store(config)
+        if not self._warned_memory:
+            from langchain_result_layer.adapters._graph_node import checkpointed  # noqa: PLC0415
+
+            if checkpointed():
+                self._warn_memory_store(config)
         return self.store
 
     def _graph_store(self, graph_store: object) -> ResultStore:
@@ -863,7 +876,11 @@ class ResultLayer:
 
 
 def _config_or_current(config: RunnableConfig | None) -> RunnableConfig | None:
-    return config if config is not None else var_child_runnable_config.get()
+    if config is not None:
+        return config
+    from langchain_core.runnables.config import var_child_runnable_config  # noqa: PLC0415
+
+    return var_child_runnable_config.get()
 
 
 _MAX_WRAPPERS = 4_096

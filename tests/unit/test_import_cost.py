@@ -74,12 +74,16 @@ def test_sql_store_loads_sqlalchemy_on_first_use() -> None:
     assert "langgraph" not in loaded
 
 
-def test_budget_guard_loads_langgraph_on_first_use() -> None:
+def test_budget_guard_loads_langchain_core_on_first_use() -> None:
+    # A public `Runnable` (langchain-core) since it no longer builds on LangGraph's private
+    # `RunnableCallable`; LangGraph loads only inside a graph run.
     code = (
         "from langchain_result_layer import BudgetGuard\n"
         "assert BudgetGuard.__name__ == 'BudgetGuard'\n"
     )
-    assert "langgraph" in _loaded_after(code)
+    loaded = _loaded_after(code)
+    assert "langchain_core" in loaded
+    assert "sqlalchemy" not in loaded
 
 
 def test_cli_help_loads_no_framework() -> None:

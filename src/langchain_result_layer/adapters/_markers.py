@@ -37,12 +37,13 @@ import hmac
 import json
 import secrets
 from collections.abc import Mapping
-from typing import Any
-
-from langchain_core.messages import BaseMessage
+from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.pipeline import META_KEY
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 __all__ = ["META_KEY", "SIG_KEY", "MarkerSigner", "content_digest", "raw_marker"]
 
@@ -143,7 +144,7 @@ class MarkerSigner:
     def __repr__(self) -> str:
         return "MarkerSigner(<secret>)"
 
-    def _mac(self, marker: Mapping[str, Any], message: BaseMessage) -> str:
+    def _mac(self, marker: Mapping[str, Any], message: BaseMessage | Any) -> str:
         mac = hmac.new(self._key, digestmod=hashlib.sha256)
         mac.update(_canonical(marker))
         mac.update(b"\x00")
@@ -189,7 +190,7 @@ class MarkerSigner:
             not isinstance(sig, str)
             or not isinstance(shown, int)
             or not isinstance(content, str)
-            or not isinstance(message, BaseMessage)
+            or not hasattr(message, "model_copy")
             or not 0 < shown < len(content)
         ):
             return {}
@@ -210,7 +211,7 @@ class MarkerSigner:
         """
         marker = raw_marker(message)
         sig = marker.get(SIG_KEY)
-        if not isinstance(sig, str) or not isinstance(message, BaseMessage):
+        if not isinstance(sig, str) or not hasattr(message, "content"):
             return {}
         if hmac.compare_digest(sig, self._mac(marker, message)):
             return marker
