@@ -348,7 +348,7 @@ class ResultLayer:
                 else None
             ),
         )
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # adapters made under it ask for others (the counter)
         self._fetch_tool: BaseTool | None = None
         self._budget_guard: BudgetGuard | None = None
         self._truncation_node: TruncationNode | None = None
