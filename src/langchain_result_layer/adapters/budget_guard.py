@@ -92,6 +92,8 @@ logger = logging.getLogger(__name__)
 
 _KEPT_FLOOR = 4 * MIN_RESULT_TOKENS
 """Fewest tokens a kept result is shrunk to while clearing."""
+_KEPT_STEP = 128
+"""Kept results are shrunk to a multiple of this many tokens."""
 
 
 class ContextBudgetWarning(UserWarning):
@@ -757,7 +759,9 @@ class BudgetGuard(GraphNode):
         tokens = [info.record.tokens for info in infos]
         rest = result.tokens_after - sum(tokens[i] for i in candidates)
         share = (run.limits.target - rest - 32 * len(candidates)) // len(candidates)
-        share = max(share, _KEPT_FLOOR)
+        # In whole steps, so that a few tokens more or less elsewhere (a random reference, a
+        # fence's nonce) give the same budget, hence the same view.
+        share = max(share // _KEPT_STEP * _KEPT_STEP, _KEPT_FLOOR)
         return [i for i in candidates if tokens[i] > share], share
 
     def _shrink_jobs(
