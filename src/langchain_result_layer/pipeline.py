@@ -470,9 +470,8 @@ class ResultPipeline:
                 plan, content, siblings=siblings, fixed_budget=given_budget is not None
             )
             return plan
-        else:
-            if self._fits_whole(plan, to_json_text(content), content):
-                return plan
+        elif self._fits_whole(plan, to_json_text(content), content):
+            return plan
         try:
             view = choose_view(plan.payload, kind=policy.kind)
             prepared = view.prepare(plan.payload)
