@@ -316,7 +316,7 @@ class ResultSummarizer:
             16, min(self.settings.max_summary_tokens, int(budget_tokens * self.settings.max_share))
         )
 
-    def _key(self, raw: str, tool_name: str | None, kind: str) -> str:
+    def _key(self, raw: str, tool_name: str | None, kind: str | None) -> str:
         digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
         return f"{digest}:{tool_name}:{kind}:{self.settings.max_summary_tokens}"
 
@@ -424,7 +424,7 @@ class ResultSummarizer:
         return type(self.model).__name__
 
     def _prepare(
-        self, raw: str, *, budget_tokens: int, tool_name: str | None, kind: str
+        self, raw: str, *, budget_tokens: int, tool_name: str | None, kind: str | None
     ) -> _Job | SummaryOutcome:
         """The cached outcome, or the job to run (prompts and caps; no model calls)."""
         key = self._key(raw, tool_name, kind)
@@ -472,7 +472,7 @@ class ResultSummarizer:
         *,
         budget_tokens: int,
         tool_name: str | None = None,
-        kind: str = "text",
+        kind: str | None = None,
         reference: Reference | None = None,
     ) -> SummaryOutcome:
         """Summarise synchronously (with a timeout); never raises.
@@ -481,7 +481,7 @@ class ResultSummarizer:
             raw: The raw result text.
             budget_tokens: The per-result budget (the summary takes at most `max_share`).
             tool_name: The tool's name (part of the cache key).
-            kind: The view kind (part of the cache key).
+            kind: The view kind, when known (part of the cache key).
             reference: Reference of the stored raw result, for citation references.
 
         Returns:
@@ -520,7 +520,7 @@ class ResultSummarizer:
         *,
         budget_tokens: int,
         tool_name: str | None = None,
-        kind: str = "text",
+        kind: str | None = None,
         reference: Reference | None = None,
     ) -> SummaryOutcome:
         """Async twin of `summarize` (same arguments and outcome); map calls run concurrently."""
