@@ -31,7 +31,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -313,20 +313,50 @@ def plan_blocks(
         assert list(plan.cut) == [0] and plan.replace_nontext == [1] and not plan.fits
         ```
     """
-    plan = BlockPlan()
-    texts: list[tuple[int, str]] = []
-    media: list[int] = []
-    for i, block in enumerate(blocks):
-        text = block_text(block)
-        if text is None:
-            media.append(i)
-        else:
-            texts.append((i, text))
-    overhead = BLOCK_OVERHEAD_TOKENS
+    found = [(i, block_text(block)) for i, block in enumerate(blocks)]
+    texts = [(i, text) for i, text in found if text is not None]
+    media = [i for i, text in found if text is None]
+    sizes = _text_tokens(texts, budget=budget, counter=counter)
     chars = {i: len(t) for i, t in texts}
-    total_chars = sum(chars.values())
-    # Exact counts for blocks that could be kept whole, within a bounded amount of counting;
-    # beyond that, the UTF-8 length (never below the token count) stands in.
+    whole = sum(sizes.values()) + image_tokens * len(media) + BLOCK_OVERHEAD_TOKENS * len(blocks)
+    if whole <= budget.tokens and sum(chars.values()) <= budget.chars:
+        return BlockPlan(keep=list(range(len(blocks))), fits=True, tokens=whole)
+    plan = BlockPlan()
+    room = _Room(
+        tokens=budget.tokens - (notice_tokens + BLOCK_OVERHEAD_TOKENS),
+        chars=budget.chars - _NOTICE_CHARS,
+    )
+    text_reserve = (FLOOR_TOKENS + BLOCK_OVERHEAD_TOKENS) if texts else 0
+    _place_media(
+        plan,
+        media,
+        room,
+        image_tokens=image_tokens,
+        notice_tokens=notice_tokens,
+        text_reserve=text_reserve,
+    )
+    bases = _place_text_bases(plan, [i for i, _ in texts], sizes, chars, room)
+    _share_the_rest(plan, bases, sizes, chars, room)
+    plan.keep.sort()
+    return plan
+
+
+@dataclass(slots=True)
+class _Room:
+    """What is left of a block list's budget while it is planned."""
+
+    tokens: int
+    chars: int
+
+
+def _text_tokens(
+    texts: Sequence[tuple[int, str]], *, budget: Budget, counter: TokenCounter
+) -> dict[int, int]:
+    """Tokens of each text block, at most one over the budget.
+
+    Exact for blocks that could be kept whole, within a bounded amount of counting; beyond
+    that, the UTF-8 length (never below the token count) stands in.
+    """
     cap = budget.tokens
     sizes: dict[int, int] = {}
     counted = 0
@@ -338,82 +368,102 @@ def plan_blocks(
             counted += len(t)
         else:
             sizes[i] = len(t) if t.isascii() else len(t.encode("utf-8", "surrogatepass"))
-    whole = sum(sizes.values()) + image_tokens * len(media) + overhead * len(blocks)
-    if whole <= budget.tokens and total_chars <= budget.chars:
-        plan.fits = True
-        plan.tokens = whole
-        plan.keep = list(range(len(blocks)))
-        return plan
+    return sizes
 
-    tokens_left = budget.tokens - (notice_tokens + overhead)
-    chars_left = budget.chars - _NOTICE_CHARS
-    text_reserve = (FLOOR_TOKENS + overhead) if texts else 0
 
-    # Media: all kept when they fit next to a floor for the text, else notices (in order,
-    # while those fit), else named in the closing notice.
-    if image_tokens * len(media) + overhead * len(media) <= tokens_left - text_reserve:
+def _place_media(
+    plan: BlockPlan,
+    media: Sequence[int],
+    room: _Room,
+    *,
+    image_tokens: int,
+    notice_tokens: int,
+    text_reserve: int,
+) -> None:
+    """Keep, replace or drop the media blocks.
+
+    All are kept when they fit next to a floor for the text, else each gets a notice (in
+    order, while those fit), else it is named in the closing notice.
+    """
+    overhead = BLOCK_OVERHEAD_TOKENS
+    if (image_tokens + overhead) * len(media) <= room.tokens - text_reserve:
         plan.keep.extend(media)
-        tokens_left -= (image_tokens + overhead) * len(media)
-    else:
-        for i in media:
-            if (
-                notice_tokens + overhead <= tokens_left - text_reserve
-                and chars_left > _NOTICE_CHARS
-            ):
-                plan.replace_nontext.append(i)
-                tokens_left -= notice_tokens + overhead
-                chars_left -= _NOTICE_CHARS
-            else:
-                plan.drop_text.append(i)
+        room.tokens -= (image_tokens + overhead) * len(media)
+        return
+    for i in media:
+        if notice_tokens + overhead <= room.tokens - text_reserve and room.chars > _NOTICE_CHARS:
+            plan.replace_nontext.append(i)
+            room.tokens -= notice_tokens + overhead
+            room.chars -= _NOTICE_CHARS
+        else:
+            plan.drop_text.append(i)
 
-    # Text: in order, while it fits, each block needs either all of itself (small blocks:
-    # cutting them would leave little but the cut's own notice) or the floor.
-    def base(i: int) -> tuple[int, int]:
+
+def _place_text_bases(
+    plan: BlockPlan,
+    texts: Sequence[int],
+    sizes: Mapping[int, int],
+    chars: Mapping[int, int],
+    room: _Room,
+) -> dict[int, tuple[int, int]]:
+    """Set aside the base of each text block, in order, while they fit; drop the others.
+
+    A block's base is all of itself (small blocks: cutting them would leave little but the
+    cut's own notice) or the floor.
+
+    Returns:
+        Chosen block -> its base `(tokens, chars)`; the others are dropped.
+    """
+    bases: dict[int, tuple[int, int]] = {}
+    for i in texts:
         if sizes[i] <= 2 * FLOOR_TOKENS and chars[i] <= 2 * FLOOR_CHARS:
-            return sizes[i], chars[i]
-        return min(sizes[i], FLOOR_TOKENS), min(chars[i], FLOOR_CHARS)
-
-    chosen: list[int] = []
-    base_t: dict[int, int] = {}
-    base_c: dict[int, int] = {}
-    for i, _ in texts:
-        need_t, need_c = base(i)
-        if need_t + overhead <= tokens_left and need_c <= chars_left:
-            chosen.append(i)
-            base_t[i], base_c[i] = need_t, need_c
-            # The base is set aside now; the shares come out of what is left.
-            tokens_left -= need_t + overhead
-            chars_left -= need_c
+            need_t, need_c = sizes[i], chars[i]
+        else:
+            need_t, need_c = min(sizes[i], FLOOR_TOKENS), min(chars[i], FLOOR_CHARS)
+        if need_t + BLOCK_OVERHEAD_TOKENS <= room.tokens and need_c <= room.chars:
+            bases[i] = (need_t, need_c)
+            room.tokens -= need_t + BLOCK_OVERHEAD_TOKENS
+            room.chars -= need_c
         else:
             plan.drop_text.append(i)
     plan.drop_text.sort()
+    return bases
 
-    # Proportional shares on top of the bases; blocks under their share stay whole.
-    pool_t = tokens_left
-    pool_c = chars_left
-    open_ = [i for i in chosen if sizes[i] > base_t[i] or chars[i] > base_c[i]]
-    plan.keep.extend(i for i in chosen if i not in set(open_))
+
+def _share_the_rest(
+    plan: BlockPlan,
+    bases: Mapping[int, tuple[int, int]],
+    sizes: Mapping[int, int],
+    chars: Mapping[int, int],
+    room: _Room,
+) -> None:
+    """Share what is left among the chosen text blocks, in proportion to their characters.
+
+    A block under its base plus share stays whole (and frees the rest of its share); the
+    others are cut to theirs.
+    """
+    open_ = [i for i, (t, c) in bases.items() if sizes[i] > t or chars[i] > c]
+    plan.keep.extend(i for i in bases if i not in set(open_))
     settled = True
     while settled and open_:
         settled = False
         weight = sum(chars[i] for i in open_) or 1
         for i in list(open_):
-            extra_t = pool_t * chars[i] // weight
-            extra_c = pool_c * chars[i] // weight
-            if sizes[i] <= base_t[i] + extra_t and chars[i] <= base_c[i] + extra_c:
+            base_t, base_c = bases[i]
+            extra_t = room.tokens * chars[i] // weight
+            extra_c = room.chars * chars[i] // weight
+            if sizes[i] <= base_t + extra_t and chars[i] <= base_c + extra_c:
                 plan.keep.append(i)
-                pool_t -= sizes[i] - base_t[i]
-                pool_c -= chars[i] - base_c[i]
+                room.tokens -= sizes[i] - base_t
+                room.chars -= chars[i] - base_c
                 open_.remove(i)
                 settled = True
-    if open_:
-        weight = sum(chars[i] for i in open_) or 1
-        for i in open_:
-            share_t = base_t[i] + max(0, pool_t) * chars[i] // weight
-            share_c = base_c[i] + max(0, pool_c) * chars[i] // weight
-            plan.cut[i] = Budget(tokens=max(1, share_t), chars=max(1, share_c))
-    plan.keep.sort()
-    return plan
+    weight = sum(chars[i] for i in open_) or 1
+    for i in open_:
+        base_t, base_c = bases[i]
+        share_t = base_t + max(0, room.tokens) * chars[i] // weight
+        share_c = base_c + max(0, room.chars) * chars[i] // weight
+        plan.cut[i] = Budget(tokens=max(1, share_t), chars=max(1, share_c))
 
 
 def _index_ranges(indices: Sequence[int]) -> str:
@@ -555,33 +605,14 @@ def render_blocks(
         assert shown.tokens <= budget.tokens and shown.cut == [0] and shown.replaced == [1]
         ```
     """
-    overhead = BLOCK_OVERHEAD_TOKENS
-    shown: dict[int, tuple[Any, int, int, dict[str, Any]]] = {}
-    replaced = set(plan.replace_nontext)
-    for i, block in enumerate(blocks):
-        if i in plan.cut:
-            text, record = cut_block(i, block_text(block) or "", plan.cut[i])
-            item = {"index": i, "action": "cut", "view": record}
-            shown[i] = (
-                {"type": "text", "text": text},
-                counter.count(text) + overhead,
-                len(text),
-                item,
-            )
-        elif i in replaced:
-            text = nontext_notice(block, reference)
-            item = {"index": i, "action": "replaced"}
-            shown[i] = (
-                {"type": "text", "text": text},
-                counter.count(text) + overhead,
-                len(text),
-                item,
-            )
-    for i in plan.keep:
-        block = blocks[i]
-        kept_text = block_text(block)
-        cost = (counter.count(kept_text) if kept_text is not None else image_tokens) + overhead
-        shown[i] = (block, cost, len(kept_text or ""), {"index": i, "action": "kept"})
+    shown = _shown_blocks(
+        blocks,
+        plan,
+        counter=counter,
+        image_tokens=image_tokens,
+        cut_block=cut_block,
+        reference=reference,
+    )
     dropped = sorted(set(plan.drop_text))
 
     def closing() -> tuple[str, int, int]:
@@ -589,13 +620,13 @@ def render_blocks(
             return "", 0, 0
         chars = sum(len(block_text(blocks[i]) or "") for i in dropped)
         text = dropped_notice(len(dropped), chars, reference, indices=dropped)
-        return text, counter.count(text) + overhead, len(text)
+        return text, counter.count(text) + BLOCK_OVERHEAD_TOKENS, len(text)
 
     order = sorted(shown)
     while True:
         notice, notice_t, notice_c = closing()
-        tokens = sum(shown[i][1] for i in order) + notice_t
-        chars = sum(shown[i][2] for i in order) + notice_c
+        tokens = sum(shown[i].tokens for i in order) + notice_t
+        chars = sum(shown[i].chars for i in order) + notice_c
         if (tokens <= budget.tokens and chars <= budget.chars) or not order:
             break
         # Over budget (estimates were short): the last shown block joins the dropped ones.
@@ -605,15 +636,13 @@ def render_blocks(
     if tokens > budget.tokens or chars > budget.chars:
         # Not even the closing notice fits: say as little as possible.
         notice = _shortest_notice(len(blocks), reference, budget, counter)
-        notice_t = counter.count(notice) + overhead if notice else 0
-        notice_c = len(notice)
-        tokens, chars = notice_t, notice_c
+        notice_t = counter.count(notice) + BLOCK_OVERHEAD_TOKENS if notice else 0
+        tokens, chars = notice_t, len(notice)
         dropped = list(range(len(blocks)))
-    content = [shown[i][0] for i in order]
-    items = [shown[i][3] for i in order]
+    content = [shown[i].block for i in order]
     if notice:
         content.append({"type": "text", "text": notice})
-    items += [{"index": i, "action": "dropped"} for i in dropped]
+    items = [shown[i].item for i in order] + [{"index": i, "action": "dropped"} for i in dropped]
     items.sort(key=lambda item: int(item["index"]))
     return BlockRendering(
         content=content,
@@ -621,9 +650,50 @@ def render_blocks(
         tokens=tokens,
         chars=chars,
         dropped=dropped,
-        replaced=sorted(i for i in replaced if i in shown),
+        replaced=sorted(i for i in plan.replace_nontext if i in shown),
         cut=sorted(i for i in plan.cut if i in shown),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """One block as it is shown, with its cost."""
+
+    block: Any
+    tokens: int
+    """Tokens, `BLOCK_OVERHEAD_TOKENS` included."""
+    chars: int
+    item: dict[str, Any]
+    """Its record in `BlockRendering.items`."""
+
+
+def _shown_blocks(
+    blocks: Sequence[Any],
+    plan: BlockPlan,
+    *,
+    counter: TokenCounter,
+    image_tokens: int,
+    cut_block: CutBlock,
+    reference: str | None,
+) -> dict[int, _Shown]:
+    """Every block the plan shows (cut, replaced by a notice, or kept), by index."""
+    shown: dict[int, _Shown] = {}
+
+    def as_text(i: int, text: str, item: dict[str, Any]) -> None:
+        cost = counter.count(text) + BLOCK_OVERHEAD_TOKENS
+        shown[i] = _Shown({"type": "text", "text": text}, cost, len(text), item)
+
+    for i, room in plan.cut.items():
+        text, record = cut_block(i, block_text(blocks[i]) or "", room)
+        as_text(i, text, {"index": i, "action": "cut", "view": record})
+    for i in plan.replace_nontext:
+        if i not in plan.cut:
+            as_text(i, nontext_notice(blocks[i], reference), {"index": i, "action": "replaced"})
+    for i in plan.keep:
+        kept = block_text(blocks[i])
+        cost = (counter.count(kept) if kept is not None else image_tokens) + BLOCK_OVERHEAD_TOKENS
+        shown[i] = _Shown(blocks[i], cost, len(kept or ""), {"index": i, "action": "kept"})
+    return shown
 
 
 def _shortest_notice(
