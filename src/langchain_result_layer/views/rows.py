@@ -51,7 +51,7 @@ import io
 import json
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -101,6 +101,7 @@ from langchain_result_layer.views.base import (
     RecordInfo,
     Rendered,
     ResultViewBuilder,
+    SliceRead,
     SliceRequest,
     ViewContext,
 )
@@ -1090,29 +1091,7 @@ class RowsView(ResultViewBuilder):
             # The header is longer than the sniffed prefix: rows cannot be placed.
             return (yield from ResultViewBuilder.fetch_slice(self, reference, record, ctx))
         first_char = head_starts[data_start] if data_start < len(head_starts) else record.size
-        # The rows end before trailing blank lines (and psql's "(N rows)" footer).
-        data_end_line, data_end_char = record.lines, record.size
-        while data_end_line > data_start:
-            lo = max(data_start + 1, data_end_line - _TAIL_LINES + 1)
-            tail = yield SliceRequest(start_line=lo, end_line=data_end_line, max_size=1 << 20)
-            tail_text = tail.data if isinstance(tail.data, str) else ""
-            lines = tail_text.split("\n")
-            if tail_text.endswith("\n"):
-                lines.pop()
-            if not tail.complete or len(lines) != data_end_line - lo + 1:
-                break  # huge trailing lines: they are rows
-            offsets = [tail.offset]
-            for line in lines[:-1]:
-                offsets.append(offsets[-1] + len(line) + 1)
-            index = len(lines) - 1
-            while index >= 0 and is_trailer_line(lines[index], layout):
-                index -= 1
-            if index >= 0:
-                data_end_char = offsets[index] + len(lines[index]) + 1
-                data_end_line = lo + index
-                break
-            data_end_line, data_end_char = lo - 1, tail.offset
-        data_end_char = min(data_end_char, record.size)
+        data_end_line, data_end_char = yield from _data_end(record, layout, data_start)
         total = max(0, data_end_line - data_start)
         probe = _LineGeometry(
             data_start=data_start,
@@ -1151,9 +1130,7 @@ class RowsView(ResultViewBuilder):
                 f"as a row. Read it as text: {call}."
             )
             raise FetchSliceError(msg)
-        starts = [part.offset]
-        for line in lines[:-1]:
-            starts.append(starts[-1] + len(line) + 1)
+        starts = _line_offsets(part.offset, lines)
         window_end = starts[-1] + len(lines[-1]) + 1
         geometry = _LineGeometry(
             data_start=data_start,
@@ -1365,3 +1342,39 @@ def _non_null_share(stats: ColumnStats) -> float:
         A number in [0, 1].
     """
     return 0.0 if not stats.count else (stats.count - stats.nulls) / stats.count
+
+
+def _line_offsets(start: int, lines: Sequence[str]) -> list[int]:
+    """The offset of each of `lines` (split on newlines) when the first starts at `start`."""
+    offsets = [start]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    return offsets
+
+
+def _data_end(
+    record: RecordInfo, layout: TextLayout, data_start: int
+) -> Generator[SliceRequest, SliceRead, tuple[int, int]]:
+    """Where the rows end: before trailing blank lines (and psql's "(N rows)" footer).
+
+    Reads the record's tail backwards, a few lines at a time (fetch steps: it yields the
+    reads), and returns the last row's line number and the offset after it.
+    """
+    data_end_line, data_end_char = record.lines, record.size
+    while data_end_line > data_start:
+        lo = max(data_start + 1, data_end_line - _TAIL_LINES + 1)
+        tail = yield SliceRequest(start_line=lo, end_line=data_end_line, max_size=1 << 20)
+        tail_text = tail.data if isinstance(tail.data, str) else ""
+        lines = tail_text.split("\n")
+        if tail_text.endswith("\n"):
+            lines.pop()
+        if not tail.complete or len(lines) != data_end_line - lo + 1:
+            break  # huge trailing lines: they are rows
+        offsets = _line_offsets(tail.offset, lines)
+        index = len(lines) - 1
+        while index >= 0 and is_trailer_line(lines[index], layout):
+            index -= 1
+        if index >= 0:
+            return lo + index, min(offsets[index] + len(lines[index]) + 1, record.size)
+        data_end_line, data_end_char = lo - 1, tail.offset
+    return data_end_line, min(data_end_char, record.size)
