@@ -60,7 +60,6 @@ PENDING: dict[str, str] = {
     "core/view.py": "integration",
     "errors.py": "integration",
     "layer.py": "integration",
-    "pipeline.py": "integration",
     "principal.py": "security",
     "stores/_access.py": "security",
     "stores/_chunks.py": "security",
@@ -71,7 +70,6 @@ PENDING: dict[str, str] = {
     "tools/__init__.py": "security",
     "tools/_sql_sessions.py": "security",
     "tools/sql.py": "security",
-    "views/binary.py": "security",
     "views/json_view.py": "security",
 }
 

@@ -39,6 +39,7 @@ from langchain_result_layer.principal import PrincipalResolver, resolve_principa
 from langchain_result_layer.stores import resolve_store
 from langchain_result_layer.stores.base import Principal, ResultStore
 from langchain_result_layer.summarize import ResultSummarizer, SummarySettings
+from langchain_result_layer.views.registry import ViewRegistry, registered_views
 
 if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage, ToolMessage
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from langchain_result_layer.adapters.budget_guard import BudgetGuard
     from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
     from langchain_result_layer.adapters.truncation_node import TruncationNode
+    from langchain_result_layer.views.base import ResultViewBuilder
 
 __all__ = ["ResultLayer", "resolve_model", "window_from_model"]
 
@@ -152,11 +154,8 @@ def _no_window_message(model: object | None) -> str:
     )
 
 
-def _check_policies(policies: Mapping[str, ToolPolicy], window: int) -> None:
+def _check_policies(policies: Mapping[str, ToolPolicy], window: int, kinds: ViewRegistry) -> None:
     """Refuse policies that cannot work: unknown view kinds, caps over the window."""
-    from langchain_result_layer.views import registered_views  # noqa: PLC0415
-
-    kinds = registered_views()
     for name, policy in policies.items():
         if policy.kind is not None and policy.kind not in kinds:
             msg = (
@@ -213,6 +212,9 @@ class ResultLayer:
         fence_results: Fence every tool result as untrusted data, small ones too (default).
             `False` (or `ToolPolicy(fence=False)` for one tool) passes results that fit
             through byte-identical.
+        views: The views this layer chooses from: a `ViewRegistry` as it is, or views added
+            to the built-in ones (`views=[CsvView()]`; a view of a built-in kind replaces it).
+            Default: the process-wide registry (`register_view`), as it is at each call.
         marker_key: Secret that signs the layer's markers on messages, so no tool can forge
             one (at least 16 bytes). Give every process that shares checkpoints the same key;
             by default a random key made once per process (shared by its layers).
@@ -260,6 +262,7 @@ class ResultLayer:
         turn_fraction: float = 0.5,
         fence_results: bool = True,
         marker_key: bytes | str | None = None,
+        views: ViewRegistry | Sequence[ResultViewBuilder] | None = None,
     ) -> None:
         if context_window is not None and (
             not isinstance(context_window, int) or isinstance(context_window, bool)
@@ -312,7 +315,11 @@ class ResultLayer:
         self.tool_policies: dict[str, ToolPolicy] = {
             name: coerce_policy(p) for name, p in (tool_policies or {}).items()
         }
-        _check_policies(self.tool_policies, window)
+        registry = (
+            ViewRegistry.builtin().with_views(*views) if isinstance(views, Sequence) else views
+        )
+        kinds = registry if registry is not None else registered_views()
+        _check_policies(self.tool_policies, window, kinds)
         self.principal_resolver: PrincipalResolver = resolve_principal_spec(principal)
         pinned = {name for name, p in self.tool_policies.items() if p.pinned}
         settings = guard or GuardSettings()
@@ -338,6 +345,7 @@ class ResultLayer:
             ttl_seconds=ttl_seconds,
             turn_tokens=max(1, int(window * turn_fraction)),
             fence_results=fence_results,
+            views=registry,
             summarizer=(
                 ResultSummarizer(
                     model=summarizer,

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence
 from langchain_result_layer.core.tokens import TokenCounter
+from langchain_result_layer.core.view import ResultView
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -159,6 +160,55 @@ class SummaryOutcome:
     """Whether it came from the cache."""
     error: str | None = None
     """Why there is no summary."""
+
+    def block(self) -> str:
+        """What goes above the deterministic view: the summary, or why there is none.
+
+        Returns:
+            The summary block, or a one-line notice that it is unavailable.
+
+        Example:
+            ```python
+            assert "unavailable (timed out)" in SummaryOutcome(text=None, error="timed out").block()
+            ```
+        """
+        if self.text is not None:
+            return self.text
+        return (
+            f"[Model-written summary unavailable ({self.error}); showing the deterministic "
+            "view only.]"
+        )
+
+    def record_in(self, view: ResultView, *, shown: bool) -> None:
+        """Write this outcome into the view's record (and its first sentence, when shown).
+
+        Args:
+            view: The result's view record.
+            shown: Whether the summary block was shown (it is dropped when it does not fit).
+
+        Example:
+            ```python
+            view = ResultView(kind="text")
+            SummaryOutcome(text="[...]", summary="It fails.", line="It fails.").record_in(
+                view, shown=True
+            )
+            assert view.summary["model_summary_line"] == "It fails."
+            ```
+        """
+        view.summary["model_summary"] = {
+            "shown": shown,
+            "error": self.error,
+            "calls": self.calls,
+            "cached": self.cached,
+            "chunks_total": self.chunks_total,
+            "chunks_summarised": self.chunks_summarised,
+            "citations": [list(c) for c in self.citations],
+            "dropped_citations": self.dropped_citations,
+            "clipped": self.clipped,
+        }
+        if shown and self.summary:
+            view.summary["model_summary_line"] = self.line
+            view.observations.insert(0, f"Model-written summary (may be wrong): {self.summary}")
 
 
 def parse_citations(text: str, *, total_lines: int) -> tuple[str, list[tuple[int, int]], int]:

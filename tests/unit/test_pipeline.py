@@ -19,6 +19,7 @@ from langchain_result_layer.pipeline import META_KEY, ResultPipeline, headline_o
 from langchain_result_layer.stores.base import Principal, RecordMeta
 from langchain_result_layer.stores.memory import InMemoryResultStore
 from langchain_result_layer.views import registry as views_registry
+from langchain_result_layer.views.binary import BinaryNoticeView
 from langchain_result_layer.views.blocks import content_chars, content_tokens
 from tests.doubles import DownStore
 from tests.fenced import unfence
@@ -194,7 +195,7 @@ def test_bytes_become_a_binary_notice_without_a_binary_view(
     plan = pipe._plan(data, tool_name="fetch", status="success")
     assert plan is not None
     assert plan.binary
-    assert plan.view is None
+    assert isinstance(plan.view, BinaryNoticeView)  # the notice is a view like the others
     outcome = pipe.process(data, tool_name="fetch")
     assert outcome is not None
     assert isinstance(outcome.content, str)
@@ -424,3 +425,39 @@ def test_a_sqlalchemy_result_is_not_consumed_before_the_rows_view() -> None:
     assert outcome is not None
     assert outcome.view.kind == "rows"
     assert outcome.view.total == 3_000
+
+
+SHAPES = {
+    "string": BIG_LOG,
+    "block list": [{"type": "text", "text": BIG_LOG}, {"type": "text", "text": "tail note"}],
+    "json": {"rows": [{"id": i, "line": f"step {i} ok"} for i in range(5_000)]},
+    "binary": b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 400,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize(
+    ("exc", "phrase"),
+    [
+        (StoreUnavailableError("db is down"), "result store unavailable"),
+        (StoreQuotaExceededError("tenant over quota"), "storage quota exceeded"),
+    ],
+)
+async def test_the_store_down_reason_survives_for_every_content_shape(
+    shape: str, exc: Exception, phrase: str
+) -> None:
+    """The model and the marker get the store's reason, whatever the result's shape."""
+    lay = layer(store=DownStore(exc))
+    content = SHAPES[shape]
+    for out in (
+        lay.process_tool_message(msg(content)),
+        await lay.aprocess_tool_message(msg(content)),
+    ):
+        assert fits(out, lay)
+        marker = out.response_metadata[META_KEY]
+        assert marker["stored"] is False
+        assert marker["truncated"] is True
+        assert phrase in marker["store_error"]
+        assert str(exc) in marker["store_error"]
+        shown = out.content if isinstance(out.content, str) else repr(out.content)
+        assert phrase in shown

@@ -65,7 +65,6 @@ from langchain_result_layer.views.base import (
     SliceRequest,
     ViewContext,
 )
-from langchain_result_layer.views.registry import get_view
 from langchain_result_layer.views.text import TextView
 
 if TYPE_CHECKING:
@@ -382,7 +381,8 @@ class FetchToolResult(BaseTool):
 
     def _start(self, effective: Reference, meta: RecordMeta) -> _Run:
         """Plan a fetch: the view of the record's kind, its context, and its read steps."""
-        view = get_view(meta.kind) or get_view("text") or _FALLBACK_VIEW
+        views = self._layer().pipeline.views
+        view = views.get(meta.kind) or views.get(TextView.kind) or _FALLBACK_VIEW
         shown = replace(effective, kind=meta.kind)
         base = Reference(record_id=meta.record_id, kind=meta.kind)
         budget = self._budget()

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from langchain_result_layer.core.render import plural
+
 __all__ = [
     "DEFAULT_TTL_SECONDS",
     "AuditEntry",
@@ -124,6 +126,32 @@ class RecordMeta:
     def is_expired(self, now: float) -> bool:
         """Whether the record has expired at `now`."""
         return self.expires_at is not None and self.expires_at <= now
+
+    def cap_notes(self) -> tuple[str, ...]:
+        """What the model must know when the store kept only a head and a tail.
+
+        Returns:
+            `()` when the record is whole; else the full note and a short one (for tight
+            budgets), in that order.
+
+        Example:
+            ```python
+            meta = store.info(ref.record_id, principal=Principal())
+            assert meta.cap_notes() == ()  # the example log was stored whole
+            ```
+        """
+        if not self.capped:
+            return ()
+        unit = "byte" if self.is_binary else "char"
+        start = self.gap_start if self.gap_start is not None else self.size
+        end = self.gap_end if self.gap_end is not None else self.original_size
+        reason = self.cap_reason or "size cap"
+        return (
+            f"[Store note: because of the {reason}, the stored copy keeps only the first "
+            f"{plural(start, unit)} and the last {plural(self.original_size - end, unit)}; "
+            f"{unit}s {start:,}-{end:,} of the original cannot be fetched.]",
+            f"[Store note: {unit}s {start:,}-{end:,} were not stored ({reason}).]",
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,9 @@ Choosing a view (the rule lives in `ViewRegistry.choose`):
 3. the plain text view (head + error windows + tail) is the fallback.
 
 Built-in kinds (`BUILTIN_VIEWS`, the one table of them): `text`, `rows`, `log`, `command`,
-`file`, `json`, `search`, `binary`. Give one layer its own views with
-`ResultLayer(views=[...])`; `register_view` adds a view to the process-wide default.
+`file`, `json`, `search`, `binary`, `blocks`. Give one layer its own views with
+`ResultLayer(views=[...])`; `register_view` adds a view to the process-wide default, which
+layers created without `views=` use.
 
 Example:
     ```python
@@ -27,6 +28,7 @@ Example:
 from __future__ import annotations
 
 from langchain_result_layer.views._salience import SalienceSettings
+from langchain_result_layer.views._tabular import materialize_rows
 from langchain_result_layer.views.base import (
     Prepared,
     Rendered,
@@ -35,6 +37,7 @@ from langchain_result_layer.views.base import (
     ViewContext,
 )
 from langchain_result_layer.views.binary import BinaryView
+from langchain_result_layer.views.block_list import BlockListView
 from langchain_result_layer.views.command import CommandView
 from langchain_result_layer.views.files import FileView
 from langchain_result_layer.views.json_view import JsonView
@@ -42,6 +45,7 @@ from langchain_result_layer.views.logs import LogView
 from langchain_result_layer.views.registry import (
     BUILTIN_KINDS,
     BUILTIN_VIEWS,
+    SHAPE_KINDS,
     ViewRegistry,
     get_view,
     register_view,
@@ -54,7 +58,9 @@ from langchain_result_layer.views.text import TextView
 __all__ = [
     "BUILTIN_KINDS",
     "BUILTIN_VIEWS",
+    "SHAPE_KINDS",
     "BinaryView",
+    "BlockListView",
     "CommandView",
     "FileView",
     "JsonView",
@@ -71,6 +77,7 @@ __all__ = [
     "ViewRegistry",
     "choose_view",
     "get_view",
+    "materialize_rows",
     "register_view",
     "registered_views",
 ]

@@ -40,7 +40,7 @@ Example:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, TypeAlias
 
@@ -52,6 +52,7 @@ from langchain_result_layer.core.view import ResultView
 
 __all__ = [
     "DEFAULT_MAX_READ_CHARS",
+    "IMAGE_TOKENS",
     "FetchSliceError",
     "FetchSteps",
     "Prepared",
@@ -64,6 +65,9 @@ __all__ = [
     "budget_with",
     "render_slice",
 ]
+
+IMAGE_TOKENS = 1_600
+"""Default fixed token cost of one media block (an image is about this much for most models)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,19 @@ class ViewContext:
     """Per-tool override of the head share (text-like views)."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """Per-tool view options (for example `fields`, `page_size`)."""
+    image_tokens: int = IMAGE_TOKENS
+    """Fixed token cost of one media block (content that is a block list)."""
+    fence_parts: bool = True
+    """Whether parts shown whole (the text blocks of a block list) are fenced as untrusted
+    data; parts a view cuts are fenced by that view."""
+    part_references: Mapping[int, Reference] = field(default_factory=dict)
+    """References of parts stored on their own (the cut text blocks of a block list), by
+    index."""
+    cap_notes: tuple[str, ...] = ()
+    """What the store could not keep of the result (a size cap), longest wording first;
+    empty when it kept everything."""
+    choose: Callable[[object], ResultViewBuilder] | None = None
+    """Picks the view of a part (the layer's registry); `None`: parts are shown as text."""
 
 
 @dataclass(slots=True)
@@ -296,6 +313,10 @@ class ResultViewBuilder(ABC):
     default_page_size: ClassVar[int] = 100
     """Units per page when a reference gives `page` without `page_size`."""
 
+    places_notes: ClassVar[bool] = False
+    """Whether the view places the store's notes (`ViewContext.cap_notes`) itself; otherwise
+    the pipeline puts them after the rendered text."""
+
     @abstractmethod
     def sniff(self, payload: object) -> float:
         """How likely `payload` is this kind: 0 (no) to 1 (certainly).
@@ -446,17 +467,7 @@ def budget_with(ctx: ViewContext, budget: Budget) -> ViewContext:
         smaller = budget_with(ctx, ctx.budget.scaled(0.5))
         ```
     """
-    return ViewContext(
-        budget=budget,
-        counter=ctx.counter,
-        tool_name=ctx.tool_name,
-        is_error=ctx.is_error,
-        reference=ctx.reference,
-        store_note=ctx.store_note,
-        fetch_tool_name=ctx.fetch_tool_name,
-        head_fraction=ctx.head_fraction,
-        options=ctx.options,
-    )
+    return replace(ctx, budget=budget)
 
 
 def render_slice(

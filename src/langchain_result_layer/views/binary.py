@@ -15,13 +15,14 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import plural
+from langchain_result_layer.core.render import fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
 from langchain_result_layer.views._layout import (
     Layout,
@@ -35,9 +36,18 @@ from langchain_result_layer.views._layout import (
     new_fence,
     stamp_view,
 )
+from langchain_result_layer.views._notices import bare_notice
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 
-__all__ = ["BinaryView", "detect_type", "printable_strings"]
+__all__ = [
+    "BINARY_NOTICE",
+    "BinaryNoticeView",
+    "BinaryView",
+    "binary_notice",
+    "bytes_from_repr",
+    "detect_type",
+    "printable_strings",
+]
 
 _MAGIC: tuple[tuple[int, bytes, str], ...] = (
     (0, b"\x89PNG\r\n\x1a\n", "PNG image"),
@@ -255,3 +265,111 @@ class BinaryView(ResultViewBuilder):
             ctx, omitted=f"the {plural(int(s['bytes']), 'byte')} themselves", references=refs
         )
         return Layout(header=header, sections=sections, footer=footer)
+
+
+class BinaryNoticeView(ResultViewBuilder):
+    r"""Bytes as one notice (size, SHA-256 prefix, first bytes).
+
+    Used when a layer's views have no `binary` view, and when a binary view fails.
+
+    Example:
+        ```python
+        shown = BINARY_NOTICE.render(BINARY_NOTICE.prepare(b"\x00\x01" * 100), ctx)
+        assert shown.content.startswith("[Binary tool result: 200 bytes")
+        ```
+    """
+
+    kind: ClassVar[str] = BinaryView.kind
+
+    def sniff(self, payload: object) -> float:
+        """Never chosen by sniffing (a layer's binary view is)."""
+        return 0.0
+
+    def prepare(self, payload: object) -> Prepared:
+        """Store the bytes exactly."""
+        data = payload if isinstance(payload, bytes) else BinaryView().prepare(payload).raw
+        return Prepared(raw=data, text=False, facts={"bytes": len(data)})
+
+    def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
+        """The notice, within the budget."""
+        data = prepared.raw if isinstance(prepared.raw, bytes) else prepared.raw.encode()
+        size = len(data)
+        view = ResultView(
+            kind=self.kind,
+            truncated=True,
+            summary={"bytes": size},
+            original_bytes=size,
+            original_chars=size,
+            total=size,
+            unit="bytes",
+        )
+        return Rendered(content=binary_notice(data, ctx), view=view)
+
+
+BINARY_NOTICE = BinaryNoticeView()
+"""The one `BinaryNoticeView` (views keep no state)."""
+
+
+def binary_notice(data: bytes, ctx: ViewContext) -> str:
+    r"""What the model sees of binary data when no binary view renders it.
+
+    Args:
+        data: The bytes.
+        ctx: Budget, counter, and the reference or store note.
+
+    Returns:
+        The notice (a shorter one when the full one does not fit the budget).
+
+    Example:
+        ```python
+        assert "sha256" in binary_notice(b"\x89PNG" + bytes(64), ctx)
+        ```
+    """
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    head = data[:16].hex(" ")
+    text = (
+        f"[Binary tool result{f' `{ctx.tool_name}`' if ctx.tool_name else ''}: "
+        f"{plural(len(data), 'byte')} (sha256 {digest}…, first bytes {head}); not shown "
+        "as text."
+    )
+    if ctx.reference is not None:
+        call = fetch_call(ctx.reference.with_chars(0, 4_096), tool_name=ctx.fetch_tool_name)
+        text += f" Full result: {ctx.reference}. Read bytes: {call}.]"
+    elif ctx.store_note:
+        text += f" {ctx.store_note}]"
+    else:
+        text += " It was not saved.]"
+    if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
+        return text
+    return bare_notice(
+        len(data), ctx.reference, ctx.budget, ctx.counter, ctx.fetch_tool_name, unit="byte"
+    )
+
+
+_BYTES_REPR_MAX = 64_000_000
+
+
+def bytes_from_repr(text: str) -> bytes | None:
+    r"""The bytes a tool returned, when LangChain stringified them as `b'...'`; else `None`.
+
+    Args:
+        text: A tool result's text.
+
+    Returns:
+        The bytes, or `None` when `text` is not a bytes literal.
+
+    Example:
+        ```python
+        assert bytes_from_repr("b'\\x00\\xff'") == b"\x00\xff"
+        assert bytes_from_repr("hello") is None
+        ```
+    """
+    if len(text) < 3 or len(text) > _BYTES_REPR_MAX or text[0] != "b" or text[1] not in "'\"":
+        return None
+    if text[-1] != text[1]:
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, bytes) else None

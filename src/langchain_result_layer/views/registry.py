@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from langchain_result_layer.core.reference import register_kind
 from langchain_result_layer.views.base import ResultViewBuilder
 from langchain_result_layer.views.binary import BinaryView
+from langchain_result_layer.views.block_list import BlockListView
 from langchain_result_layer.views.command import CommandView
 from langchain_result_layer.views.files import FileView
 from langchain_result_layer.views.json_view import JsonView
@@ -47,6 +48,7 @@ from langchain_result_layer.views.text import TextView
 __all__ = [
     "BUILTIN_KINDS",
     "BUILTIN_VIEWS",
+    "SHAPE_KINDS",
     "SNIFF_THRESHOLD",
     "ViewRegistry",
     "get_view",
@@ -65,11 +67,17 @@ BUILTIN_VIEWS: tuple[type[ResultViewBuilder], ...] = (
     JsonView,
     SearchView,
     BinaryView,
+    BlockListView,
 )
 """The built-in view classes, in the order they sniff (tabular text before logs)."""
 
 BUILTIN_KINDS: tuple[str, ...] = tuple(view.kind for view in BUILTIN_VIEWS)
 """The kinds of `BUILTIN_VIEWS`, in the same order."""
+
+SHAPE_KINDS: frozenset[str] = frozenset({TextView.kind, JsonView.kind, BlockListView.kind})
+"""Kinds recorded for a result's shape (a text, any object as JSON, a block list) as well as
+for a view chosen for its content: a stored result of these kinds is sniffed again when it is
+rendered again, instead of being held to the view of that kind."""
 
 SNIFF_THRESHOLD = 0.5
 """A view renders a result it was not declared for only when it sniffs it above this score."""
