@@ -41,9 +41,6 @@ __all__ = [
     "Steps",
     "StorePut",
     "SummaryRequest",
-    "advance",
-    "advance_here",
-    "advance_in_thread",
     "is_heavy",
     "store_note",
     "store_steps",
@@ -122,27 +119,6 @@ class SummaryRequest:
 
 Steps = Generator[StorePut | SummaryRequest, Any, "ProcessOutcome | None"]
 """The per-result steps: they yield requests, are sent their results, return the outcome."""
-
-
-def advance(steps: Steps, reply: Any) -> tuple[bool, Any]:
-    """Run the steps to their next request: `(False, request)`, or `(True, outcome)` at the end.
-
-    (A `StopIteration` cannot cross a worker thread's future, hence the flag.)
-    """
-    try:
-        return False, steps.send(reply)
-    except StopIteration as finished:
-        return True, finished.value
-
-
-async def advance_here(steps: Steps, reply: Any) -> tuple[bool, Any]:
-    return advance(steps, reply)
-
-
-async def advance_in_thread(steps: Steps, reply: Any) -> tuple[bool, Any]:
-    import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-    return await asyncio.to_thread(advance, steps, reply)
 
 
 def store_note(exc: BaseException) -> str:

@@ -46,13 +46,11 @@ from langchain_result_layer._pipeline_io import (
     THREAD_THRESHOLD_CHARS,
     Steps,
     SummaryRequest,
-    advance,
-    advance_here,
-    advance_in_thread,
     is_heavy,
     store_steps,
 )
 from langchain_result_layer._planning import Planner, ResultPlan
+from langchain_result_layer._steps import advance, advance_here, advance_in_thread
 from langchain_result_layer.config import ToolPolicy
 from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
 from langchain_result_layer.core.reference import Reference

@@ -127,7 +127,7 @@ def test_with_a_store_the_references_can_be_fetched_back(
         (["x.log", "--fetch", "ref://tool-result/abc/text", "--store", "sqlite://"], "not both"),
         (["x.log", "--start-line", "3"], "--start-line is for --fetch"),
         ([], "give a FILE to inspect"),
-        (["x.log", "--kind", "lgo"], "known kinds: binary, command"),
+        (["x.log", "--kind", "lgo"], "known kinds: binary, blocks, command"),
         (["x.log", "--store", "not a url"], "inspect: "),
     ],
 )

@@ -23,18 +23,19 @@ Example:
     ```python
     from langchain_result_layer import ResultLayer
 
-    layer = ResultLayer(context_window=128_000, store="sqlite:///tool_results.db")
-    tools = [*layer.wrap_tools([read_log]), layer.fetch_tool]
+    layer = ResultLayer(context_window=128_000, store=store)
+    args = {"ref": str(ref), "start_line": 2_401, "end_line": 2_401}
     msg = layer.fetch_tool.invoke({"type": "tool_call", "id": "c1", "name": "fetch_tool_result",
-                                   "args": {"ref": ref, "start_line": 100, "end_line": 200}})
+                                   "args": args})
+    assert "undefined reference" in msg.content and msg.status == "success"
     ```
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -44,6 +45,7 @@ from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import override
 
+from langchain_result_layer._steps import advance, advance_here, advance_in_thread
 from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
@@ -250,6 +252,47 @@ def _gap_note(meta: RecordMeta, empty_in_gap: bool, base: Reference, tool_name: 
     return note + "]"
 
 
+_RANGE_ARGS = ("page", "page_size", "start_line", "end_line", "offset", "limit")
+
+
+def _range_args(ranges: Mapping[str, int | None]) -> dict[str, int | None]:
+    """The range arguments of one call, every one named (`None` when not given)."""
+    return {name: ranges.get(name) for name in _RANGE_ARGS}
+
+
+@dataclass(frozen=True, slots=True)
+class _StoreRead:
+    """One store call a fetch needs: the record's metadata (`kwargs is None`), or a read."""
+
+    store: ResultStore
+    principal: Principal
+    record_id: str
+    kwargs: dict[str, Any] | None
+
+    def run(self) -> RecordMeta | ReadResult | Exception:
+        try:
+            if self.kwargs is None:
+                return self.store.info(self.record_id, principal=self.principal)
+            return self.store.read(self.record_id, principal=self.principal, **self.kwargs)
+        except Exception as exc:  # the steps turn it into the model's message
+            return exc
+
+    async def arun(self) -> RecordMeta | ReadResult | Exception:
+        try:
+            if self.kwargs is None:
+                return await self.store.ainfo(self.record_id, principal=self.principal)
+            return await self.store.aread(self.record_id, principal=self.principal, **self.kwargs)
+        except Exception as exc:  # the steps turn it into the model's message
+            return exc
+
+
+def _answer(reply: Any) -> Any:
+    """A store call's answer, raising what the store raised (inside the steps' `try`)."""
+    if isinstance(reply, Exception):
+        raise reply
+    return reply
+
+
 @dataclass(slots=True)
 class _Run:
     """One fetch being served: the view's steps and what was read last."""
@@ -435,47 +478,25 @@ class FetchToolResult(BaseTool):
             content=content, ref=str(run.effective), record_id=meta.record_id, view=result_view
         )
 
-    # ------------------------------------------------------------------ sync / async
+    # ------------------------------------------------------------------ steps and drivers
 
-    def _fetch(
+    def _steps(
         self, ref: str, args: dict[str, int | None], config: RunnableConfig | None
-    ) -> _Outcome:
+    ) -> Generator[_StoreRead, Any, _Outcome]:
+        """Serve a fetch without I/O: yield each store call, be sent its answer, return."""
         prepared = self._prepare(ref, args, config)
         if isinstance(prepared, _Outcome):
             return prepared
         effective, store, principal = prepared
+        record_id = effective.record_id
         try:
-            meta = store.info(effective.record_id, principal=principal)
+            meta = _answer((yield _StoreRead(store, principal, record_id, None)))
             run = self._start(effective, meta)
             request = run.advance(None)
             while request is not None:
-                part = store.read(
-                    effective.record_id, principal=principal, **self._kwargs(request, store)
-                )
+                kwargs = self._kwargs(request, store)
+                part = _answer((yield _StoreRead(store, principal, record_id, kwargs)))
                 request = run.advance(part)
-            return self._finish_run(run)
-        except Exception as exc:  # every problem becomes an error message
-            return self._failure(exc, effective)
-
-    async def _afetch(
-        self, ref: str, args: dict[str, int | None], config: RunnableConfig | None
-    ) -> _Outcome:
-        prepared = self._prepare(ref, args, config)
-        if isinstance(prepared, _Outcome):
-            return prepared
-        effective, store, principal = prepared
-        try:
-            meta = await store.ainfo(effective.record_id, principal=principal)
-            run = self._start(effective, meta)
-            request = run.advance(None)
-            while request is not None:
-                part = await store.aread(
-                    effective.record_id, principal=principal, **self._kwargs(request, store)
-                )
-                if len(part.data) > _RENDER_IN_THREAD:  # parsing and fitting are CPU work
-                    request = await asyncio.to_thread(run.advance, part)
-                else:
-                    request = run.advance(part)
             return self._finish_run(run)
         except Exception as exc:  # every problem becomes an error message
             return self._failure(exc, effective)
@@ -484,50 +505,35 @@ class FetchToolResult(BaseTool):
     def _run(
         self,
         ref: str,
-        page: int | None = None,
-        page_size: int | None = None,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
         *,
         config: RunnableConfig,
         run_manager: Any = None,
+        **ranges: int | None,
     ) -> tuple[str, _Outcome]:
-        args = {
-            "page": page,
-            "page_size": page_size,
-            "start_line": start_line,
-            "end_line": end_line,
-            "offset": offset,
-            "limit": limit,
-        }
-        outcome = self._fetch(ref, args, config)
+        steps = self._steps(ref, _range_args(ranges), config)
+        done, call = advance(steps, None)
+        while not done:
+            done, call = advance(steps, call.run())
+        outcome: _Outcome = call
         return outcome.content, outcome
 
     @override
     async def _arun(
         self,
         ref: str,
-        page: int | None = None,
-        page_size: int | None = None,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
         *,
         config: RunnableConfig,
         run_manager: Any = None,
+        **ranges: int | None,
     ) -> tuple[str, _Outcome]:
-        args = {
-            "page": page,
-            "page_size": page_size,
-            "start_line": start_line,
-            "end_line": end_line,
-            "offset": offset,
-            "limit": limit,
-        }
-        outcome = await self._afetch(ref, args, config)
+        steps = self._steps(ref, _range_args(ranges), config)
+        done, call = advance(steps, None)
+        while not done:
+            answer = await call.arun()
+            big = isinstance(answer, ReadResult) and len(answer.data) > _RENDER_IN_THREAD
+            # Parsing and fitting a large slice are CPU work: off the event loop.
+            done, call = await (advance_in_thread if big else advance_here)(steps, answer)
+        outcome: _Outcome = call
         return outcome.content, outcome
 
     def _finish(self, output: Any) -> Any:

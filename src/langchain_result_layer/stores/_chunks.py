@@ -150,7 +150,7 @@ def plan_cap(data: str | bytes, keep: int) -> tuple[int, int] | None:
 
     Example:
         ```python
-        assert plan_cap("a\nb\nc\nd\n", 4) == (4, 6)
+        assert plan_cap("a\nb\nc\nd\n", 4) == (2, 6)  # keeps "a\n" and "d\n"
         ```
     """
     n = len(data)
@@ -289,6 +289,19 @@ def _assemble(chunks: Sequence[Chunk], lo: int, hi: int, empty: str | bytes) -> 
     return data
 
 
+def _empty_slice(empty: str | bytes, pos: int, line: int, *, complete: bool, in_gap: bool) -> Slice:
+    """No data, at `pos`, which is on `line` (its range ends on the line before)."""
+    return Slice(
+        data=empty,
+        offset=pos,
+        end_offset=pos,
+        start_line=line,
+        end_line=line - 1,
+        complete=complete,
+        gap_overlap=in_gap,
+    )
+
+
 def read_slice(
     layout: Layout,
     source: ChunkSource,
@@ -339,15 +352,7 @@ def read_slice(
         first = max(1, start_line or 1)
         last = total if end_line is None else min(total, end_line)
         if first > total or last < first:
-            return Slice(
-                data=empty,
-                offset=size,
-                end_offset=size,
-                start_line=first,
-                end_line=first - 1,
-                complete=True,
-                gap_overlap=False,
-            )
+            return _empty_slice(empty, size, first, complete=True, in_gap=False)
         prefetch = getattr(source, "prefetch_lines", None)
         if callable(prefetch):  # one round trip for both ends and what lies between
             prefetch(first - 1 if first > 1 else None, last if last < total else None, max_size)
@@ -376,15 +381,7 @@ def read_slice(
         hi, complete = lo + max_size, False
     if lo >= hi:
         line = _line_at(source, lo, layout)
-        return Slice(
-            data=empty,
-            offset=lo,
-            end_offset=lo,
-            start_line=line,
-            end_line=line - 1,
-            complete=complete,
-            gap_overlap=in_gap,
-        )
+        return _empty_slice(empty, lo, line, complete=complete, in_gap=in_gap)
     chunks = source.chunks_in(lo, hi)
     data = _assemble(chunks, lo, hi, empty)
     first_line = _newlines_before(chunks, lo) + 1

@@ -81,6 +81,8 @@ class PutPlan:
     tool_name: str | None
     tool_call_id: str | None
     extra: dict[str, Any]
+    given_id: bool = False
+    """Whether the caller chose `record_id` (a random one is never taken)."""
 
     def finish(
         self,
@@ -195,6 +197,7 @@ def plan_put(
         tool_name=tool_name,
         tool_call_id=tool_call_id,
         extra=dict(extra or {}),
+        given_id=record_id is not None,
     )
 
 

@@ -102,7 +102,8 @@ class RecordMeta:
 
     Example:
         ```python
-        meta.line_count  # doctest: +SKIP
+        meta = store.info(ref.record_id, principal=Principal())
+        assert meta.line_count == 3_000 and not meta.capped and meta.kind == "text"
         ```
     """
 
@@ -173,7 +174,9 @@ class ReadResult:
 
     Example:
         ```python
-        part.end_offset - part.offset == len(part.data)  # doctest: +SKIP
+        part = store.read(ref.record_id, principal=Principal(), start_line=2_401, end_line=2_401)
+        assert part.end_offset - part.offset == len(part.data) and part.complete
+        assert part.data.startswith("error: module_2400.c:17")
         ```
     """
 
@@ -208,7 +211,14 @@ class AuditEntry:
 
     Example:
         ```python
-        [e for e in store.audit_log() if not e.granted]  # doctest: +SKIP
+        from langchain_result_layer.errors import RecordNotAccessibleError
+
+        try:
+            store.read(ref.record_id, principal=Principal(tenant="other"))
+        except RecordNotAccessibleError:
+            pass
+        denied = [e for e in store.audit_log() if not e.granted]
+        assert denied[0].principal.tenant == "other" and denied[0].action == "read"
         ```
     """
 

@@ -31,7 +31,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import re
@@ -52,26 +51,16 @@ from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
     MIN_CAPPED_SIZE,
     AccessPolicy,
-    range_label,
 )
+from langchain_result_layer.stores._chunked import ChunkedResultStore, ReadRequest, put_label
 from langchain_result_layer.stores._chunks import (
     DEFAULT_CHUNK_SIZE,
     Chunk,
     ListChunkSource,
     decode_piece,
     encode_piece,
-    iter_chunks,
-    read_slice,
 )
-from langchain_result_layer.stores._core import (
-    StoreStats,
-    is_line_mode,
-    layout_of,
-    permitted,
-    plan_put,
-    read_result,
-    validate_record_id,
-)
+from langchain_result_layer.stores._core import PutPlan, permitted, validate_record_id
 from langchain_result_layer.stores._faults import describe_fault, safe_audit_text
 from langchain_result_layer.stores._ledger import UsageLedger
 from langchain_result_layer.stores.base import (
@@ -154,7 +143,7 @@ def _value_meta(v: Mapping[str, Any]) -> RecordMeta:
     )
 
 
-class LangGraphResultStore:
+class LangGraphResultStore(ChunkedResultStore):
     """A `ResultStore` that keeps records in a LangGraph `BaseStore`.
 
     Args:
@@ -198,16 +187,18 @@ class LangGraphResultStore:
         if not isinstance(cast("object", store), BaseStore):
             msg = f"store must be a langgraph BaseStore, got {type(store).__name__}"
             raise TypeError(msg)
+        super().__init__(
+            default_ttl_seconds=default_ttl_seconds,
+            match_thread=match_thread,
+            access=access,
+            max_record_size=max_record_size,
+            tenant_quota=tenant_quota,
+            min_capped_size=min_capped_size,
+            chunk_size=chunk_size,
+            clock=clock,
+        )
         self.store = store
         self.namespace = tuple(namespace)
-        self.default_ttl_seconds = default_ttl_seconds
-        self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
-        self.max_record_size = max_record_size
-        self.tenant_quota = tenant_quota
-        self.min_capped_size = min_capped_size
-        self.chunk_size = chunk_size
-        self.stats = StoreStats()
-        self._clock = clock
         self._quota_lock = threading.Lock()
         self._ledger = UsageLedger(self._record_values, refresh_seconds=quota_refresh_seconds)
 
@@ -292,106 +283,39 @@ class LangGraphResultStore:
 
     # ------------------------------------------------------------------ port
 
-    def put(
-        self,
-        data: str | bytes,
-        *,
-        principal: Principal,
-        kind: str = "text",
-        tool_name: str | None = None,
-        tool_call_id: str | None = None,
-        ttl_seconds: float | None = None,
-        extra: Mapping[str, Any] | None = None,
-        record_id: str | None = None,
-    ) -> RecordMeta:
-        """Store a raw result (see `ResultStore.put`)."""
-        plan = plan_put(
-            data,
-            principal=principal,
-            kind=kind,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            ttl_seconds=ttl_seconds,
-            default_ttl_seconds=self.default_ttl_seconds,
-            extra=extra,
-            record_id=record_id,
-            now=self._clock(),
-            require_principal=self.access.require_principal,
-        )
+    def _save(self, plan: PutPlan, principal: Principal) -> RecordMeta:
         with self._quota_lock:
-            if record_id is not None and self._get_value(record_id) is not None:
-                msg = f"record id {record_id!r} is already taken"
+            if plan.given_id and self._get_value(plan.record_id) is not None:
+                msg = f"record id {plan.record_id!r} is already taken"
                 raise ValueError(msg)
-            left = None
-            if self.tenant_quota is not None:
-                left = self.tenant_quota - self._usage(plan.principal.tenant, plan.created_at)
-            meta, gap = plan.finish(
-                max_record_size=self.max_record_size,
-                quota_left=left,
-                min_capped_size=self.min_capped_size,
-            )
+            tenant, now = plan.principal.tenant, plan.created_at
+            used = self._usage(tenant, now) if self.tenant_quota is not None else None
+            meta, pieces = self._sized(plan, used)
             starts: list[int] = []
             nl_before: list[int] = []
             ns = self._chunks_ns(meta.record_id)
             ops: list[Any] = []
-            for i, chunk in enumerate(iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap)):
+            for i, chunk in enumerate(pieces):
                 starts.append(chunk.start)
                 nl_before.append(chunk.nl_before)
                 ops.append(PutOp(ns, _chunk_key(i), _encode_value(chunk.data), index=False))
                 if len(ops) >= 64:
                     self._batch(ops)
                     ops = []
-            rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
             # The record item goes last: readers never see a record whose chunks are missing.
-            ops.append(
-                PutOp(
-                    self._records_ns,
-                    meta.record_id,
-                    _meta_value(meta, starts, nl_before),
-                    index=False,
-                )
-            )
-            ops.append(self._audit_op(principal, meta.record_id, "put", rng, True))
+            value = _meta_value(meta, starts, nl_before)
+            ops.append(PutOp(self._records_ns, meta.record_id, value, index=False))
+            ops.append(self._audit_op(principal, meta.record_id, "put", put_label(meta), True))
             self._batch(ops)
-            self._ledger.add(
-                meta.record_id,
-                meta.principal.tenant,
-                meta.size,
-                meta.expires_at,
-                now=plan.created_at,
-            )
+            self._ledger.add(meta.record_id, tenant, meta.size, meta.expires_at, now=now)
         return meta
-
-    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        """Async twin of `put` (runs in a worker thread)."""
-        return await asyncio.to_thread(lambda: self.put(data, **kwargs))
 
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
         """Metadata of a record (audited)."""
         return _value_meta(self._checked(record_id, principal, "info", ""))
 
-    async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
-        """Async twin of `info`."""
-        return await asyncio.to_thread(self.info, record_id, principal=principal)
-
-    def read(
-        self,
-        record_id: str,
-        *,
-        principal: Principal,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
-    ) -> ReadResult:
-        """Read a range (see `ResultStore.read`); gets only the chunks the range needs."""
-        line_mode = is_line_mode(start_line, end_line, offset, limit)
-        if line_mode and (offset is not None or limit is not None):
-            msg = "give a line range or an offset range, not both"
-            raise ValueError(msg)
-        rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
-        value = self._checked(record_id, principal, "read", rng)
+    def _read(self, record_id: str, principal: Principal, request: ReadRequest) -> ReadResult:
+        value = self._checked(record_id, principal, "read", request.label)
         meta = _value_meta(value)
         ns = self._chunks_ns(meta.record_id)
 
@@ -407,21 +331,9 @@ class LangGraphResultStore:
             )
 
         source = ListChunkSource(list(value["starts"]), list(value["nl_before"]), load)
-        part = read_slice(
-            layout_of(meta),
-            source,
-            start_line=start_line,
-            end_line=end_line,
-            offset=offset,
-            limit=limit,
-            max_size=max_size,
-        )
+        result = request.serve(meta, source)
         self.stats.add(len(source.loaded))
-        return read_result(meta, part, line_mode=line_mode)
-
-    async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
-        """Async twin of `read` (runs in a worker thread)."""
-        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
+        return result
 
     def _delete_value(self, value: Mapping[str, Any]) -> None:
         rid = str(value["record_id"])
@@ -440,10 +352,6 @@ class LangGraphResultStore:
         self._delete_value(value)
         return True
 
-    async def adelete(self, record_id: str, *, principal: Principal) -> bool:
-        """Async twin of `delete`."""
-        return await asyncio.to_thread(self.delete, record_id, principal=principal)
-
     def purge_expired(self, *, now: float | None = None) -> int:
         """Delete expired records (scans the records namespace)."""
         now = self._clock() if now is None else now
@@ -455,10 +363,6 @@ class LangGraphResultStore:
         for value in dead:
             self._delete_value(value)
         return len(dead)
-
-    async def apurge_expired(self, *, now: float | None = None) -> int:
-        """Async twin of `purge_expired`."""
-        return await asyncio.to_thread(self.purge_expired, now=now)
 
     def usage(self, tenant: str | None) -> int:
         """Characters (bytes) a tenant keeps in unexpired records.

@@ -22,7 +22,7 @@ import bisect
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,25 +31,15 @@ from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
     MIN_CAPPED_SIZE,
     AccessPolicy,
-    range_label,
 )
+from langchain_result_layer.stores._chunked import ChunkedResultStore, ReadRequest, put_label
 from langchain_result_layer.stores._chunks import (
     DEFAULT_CHUNK_SIZE,
     Chunk,
     ListChunkSource,
     count_newlines,
-    iter_chunks,
-    read_slice,
 )
-from langchain_result_layer.stores._core import (
-    ASYNC_INLINE_LIMIT,
-    StoreStats,
-    is_line_mode,
-    layout_of,
-    permitted,
-    plan_put,
-    read_result,
-)
+from langchain_result_layer.stores._core import ASYNC_INLINE_LIMIT, PutPlan, permitted
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     AuditEntry,
@@ -69,7 +59,7 @@ class _Record:
     nl_before: list[int]
 
 
-class InMemoryResultStore:
+class InMemoryResultStore(ChunkedResultStore):
     """A `ResultStore` kept in a dict.
 
     Args:
@@ -104,22 +94,19 @@ class InMemoryResultStore:
         max_audit_entries: int = 100_000,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.default_ttl_seconds = default_ttl_seconds
-        self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
-        self.max_record_size = max_record_size
-        self.tenant_quota = tenant_quota
-        self.min_capped_size = min_capped_size
-        self.chunk_size = chunk_size
-        self.stats = StoreStats()
-        self._clock = clock
+        super().__init__(
+            default_ttl_seconds=default_ttl_seconds,
+            match_thread=match_thread,
+            access=access,
+            max_record_size=max_record_size,
+            tenant_quota=tenant_quota,
+            min_capped_size=min_capped_size,
+            chunk_size=chunk_size,
+            clock=clock,
+        )
         self._records: dict[str, _Record] = {}
         self._audit: deque[AuditEntry] = deque(maxlen=max_audit_entries)
         self._lock = threading.RLock()
-
-    @property
-    def match_thread(self) -> bool:
-        """Whether reads must come from the record's thread."""
-        return self.access.match_thread
 
     # ------------------------------------------------------------------ helpers
 
@@ -156,53 +143,24 @@ class InMemoryResultStore:
 
     # ------------------------------------------------------------------ port
 
-    def put(
-        self,
-        data: str | bytes,
-        *,
-        principal: Principal,
-        kind: str = "text",
-        tool_name: str | None = None,
-        tool_call_id: str | None = None,
-        ttl_seconds: float | None = None,
-        extra: Mapping[str, Any] | None = None,
-        record_id: str | None = None,
-    ) -> RecordMeta:
-        """Store `data` (see `ResultStore.put`)."""
-        plan = plan_put(
-            data,
-            principal=principal,
-            kind=kind,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            ttl_seconds=ttl_seconds,
-            default_ttl_seconds=self.default_ttl_seconds,
-            extra=extra,
-            record_id=record_id,
-            now=self._clock(),
-            require_principal=self.access.require_principal,
-        )
+    def _save(self, plan: PutPlan, principal: Principal) -> RecordMeta:
         with self._lock:
             if plan.record_id in self._records:
                 msg = f"record id {plan.record_id!r} is already taken"
                 raise ValueError(msg)
-            left = None
-            if self.tenant_quota is not None:
-                left = self.tenant_quota - self._usage(plan.principal.tenant, plan.created_at)
-            meta, gap = plan.finish(
-                max_record_size=self.max_record_size,
-                quota_left=left,
-                min_capped_size=self.min_capped_size,
-            )
-            chunks = list(iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap))
+            tenant, now = plan.principal.tenant, plan.created_at
+            used = self._usage(tenant, now) if self.tenant_quota is not None else None
+            meta, pieces = self._sized(plan, used)
+            chunks = list(pieces)
             self._records[meta.record_id] = _Record(
                 meta=meta,
                 chunks=chunks,
                 starts=[c.start for c in chunks],
                 nl_before=[c.nl_before for c in chunks],
             )
-            rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
-            self._audit_add(plan.created_at, principal, meta.record_id, "put", rng, True)
+            self._audit_add(
+                plan.created_at, principal, meta.record_id, "put", put_label(meta), True
+            )
         return meta
 
     async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
@@ -221,41 +179,17 @@ class InMemoryResultStore:
         """Async twin of `info`."""
         return self.info(record_id, principal=principal)
 
-    def read(
-        self,
-        record_id: str,
-        *,
-        principal: Principal,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
-    ) -> ReadResult:
-        """Read a range (see `ResultStore.read`)."""
-        line_mode = is_line_mode(start_line, end_line, offset, limit)
-        if line_mode and (offset is not None or limit is not None):
-            msg = "give a line range or an offset range, not both"
-            raise ValueError(msg)
-        rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
-        record = self._get(record_id, principal, "read", rng)
+    def _read(self, record_id: str, principal: Principal, request: ReadRequest) -> ReadResult:
+        record = self._get(record_id, principal, "read", request.label)
         chunks = record.chunks
 
         def load(i: int) -> Chunk:
             return chunks[i]
 
         source = ListChunkSource(record.starts, record.nl_before, load)
-        part = read_slice(
-            layout_of(record.meta),
-            source,
-            start_line=start_line,
-            end_line=end_line,
-            offset=offset,
-            limit=limit,
-            max_size=max_size,
-        )
+        result = request.serve(record.meta, source)
         self.stats.add(len(source.loaded))
-        return read_result(record.meta, part, line_mode=line_mode)
+        return result
 
     async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
         """Async twin of `read` (large reads run in a worker thread)."""

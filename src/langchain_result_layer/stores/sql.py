@@ -27,7 +27,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import itertools
@@ -65,26 +64,16 @@ from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
     MIN_CAPPED_SIZE,
     AccessPolicy,
-    range_label,
 )
+from langchain_result_layer.stores._chunked import ChunkedResultStore, ReadRequest, put_label
 from langchain_result_layer.stores._chunks import (
     DEFAULT_CHUNK_SIZE,
     Chunk,
     count_newlines,
     decode_piece,
     encode_piece,
-    iter_chunks,
-    read_slice,
 )
-from langchain_result_layer.stores._core import (
-    StoreStats,
-    is_line_mode,
-    layout_of,
-    permitted,
-    plan_put,
-    read_result,
-    validate_record_id,
-)
+from langchain_result_layer.stores._core import PutPlan, permitted, validate_record_id
 from langchain_result_layer.stores._faults import (
     FailFast,
     StoreTimeouts,
@@ -308,7 +297,7 @@ class _SQLChunkSource:
         return [chunk for chunk in (self._chunk(r) for r in rows) if chunk.end > lo]
 
 
-class SQLResultStore:
+class SQLResultStore(ChunkedResultStore):
     """A `ResultStore` in a SQL database through SQLAlchemy 2.x Core.
 
     Args:
@@ -365,17 +354,19 @@ class SQLResultStore:
         if chunk_size < 1:
             msg = "chunk_size must be >= 1"
             raise ValueError(msg)
-        self.default_ttl_seconds = default_ttl_seconds
-        self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
-        self.max_record_size = max_record_size
-        self.tenant_quota = tenant_quota
-        self.min_capped_size = min_capped_size
-        self.chunk_size = chunk_size
+        super().__init__(
+            default_ttl_seconds=default_ttl_seconds,
+            match_thread=match_thread,
+            access=access,
+            max_record_size=max_record_size,
+            tenant_quota=tenant_quota,
+            min_capped_size=min_capped_size,
+            chunk_size=chunk_size,
+            clock=clock,
+        )
         self.compress = compress
         self.audit_ttl_seconds = audit_ttl_seconds
         self.tables = make_tables(table_prefix)
-        self.stats = StoreStats()
-        self._clock = clock
         self.timeouts = timeouts if timeouts is not None else StoreTimeouts()
         self._fail_fast = FailFast(self.timeouts.retry_after_seconds)
         self._owns_engine = isinstance(url, str)
@@ -561,7 +552,9 @@ class SQLResultStore:
 
         Example:
             ```python
-            SQLResultStore("postgresql+psycopg://app@db/results").migrate()
+            from langchain_result_layer.stores._schema import SCHEMA_VERSION
+
+            assert SQLResultStore("sqlite:///tool_results.db").migrate() == SCHEMA_VERSION
             ```
         """
         if self._serial is not None:
@@ -622,55 +615,19 @@ class SQLResultStore:
 
     # ------------------------------------------------------------------ port: write
 
-    def put(
-        self,
-        data: str | bytes,
-        *,
-        principal: Principal,
-        kind: str = "text",
-        tool_name: str | None = None,
-        tool_call_id: str | None = None,
-        ttl_seconds: float | None = None,
-        extra: Mapping[str, Any] | None = None,
-        record_id: str | None = None,
-    ) -> RecordMeta:
-        """Store a raw result (see `ResultStore.put`).
-
-        Raises:
-            StoreUnavailableError: The database is unreachable or failed.
-            StoreQuotaExceededError: The tenant's quota has no room even for a capped record.
-            ValueError: `record_id` is taken or malformed.
-        """
-        plan = plan_put(
-            data,
-            principal=principal,
-            kind=kind,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            ttl_seconds=ttl_seconds,
-            default_ttl_seconds=self.default_ttl_seconds,
-            extra=extra,
-            record_id=record_id,
-            now=self._clock(),
-            require_principal=self.access.require_principal,
-        )
+    def _save(self, plan: PutPlan, principal: Principal) -> RecordMeta:
         extra_json = json.dumps(plan.extra, default=str, ensure_ascii=True)
         is_binary = isinstance(plan.data, bytes)
         codec = ("bytes" if is_binary else "utf8sp") + ("+zlib" if self.compress else "")
         try:
             with self._connection(write=True, operation="save") as conn:
-                left = None
+                used = None
                 if self.tenant_quota is not None:
                     if self.dialect == "postgresql":
                         key = _lock_key(f"quota:{plan.principal.tenant}")
                         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
                     used = self._usage(conn, plan.principal.tenant, plan.created_at)
-                    left = self.tenant_quota - used
-                meta, gap = plan.finish(
-                    max_record_size=self.max_record_size,
-                    quota_left=left,
-                    min_capped_size=self.min_capped_size,
-                )
+                meta, pieces = self._sized(plan, used)
                 conn.execute(
                     insert(self.tables.records).values(
                         record_id=meta.record_id,
@@ -696,7 +653,7 @@ class SQLResultStore:
                     )
                 )
                 batch: list[dict[str, Any]] = []
-                for chunk in iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap):
+                for chunk in pieces:
                     batch.append(
                         {
                             "record_id": meta.record_id,
@@ -710,20 +667,14 @@ class SQLResultStore:
                         batch = []
                 if batch:
                     conn.execute(insert(self.tables.chunks), batch)
-                rng = f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
-                self._audit_rows(
-                    conn, [(plan.created_at, principal, meta.record_id, "put", rng, True)]
-                )
+                entry = (plan.created_at, principal, meta.record_id, "put", put_label(meta), True)
+                self._audit_rows(conn, [entry])
         except StoreUnavailableError as exc:
-            if isinstance(exc.__cause__, IntegrityError) and record_id is not None:
-                msg = f"record id {record_id!r} is already taken"
+            if isinstance(exc.__cause__, IntegrityError) and plan.given_id:
+                msg = f"record id {plan.record_id!r} is already taken"
                 raise ValueError(msg) from exc
             raise
         return meta
-
-    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        """Async twin of `put` (runs in a worker thread)."""
-        return await asyncio.to_thread(lambda: self.put(data, **kwargs))
 
     # ------------------------------------------------------------------ port: read
 
@@ -749,27 +700,8 @@ class SQLResultStore:
             raise RecordNotAccessibleError(str(record_id))
         return found[0]
 
-    async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
-        """Async twin of `info`."""
-        return await asyncio.to_thread(self.info, record_id, principal=principal)
-
-    def read(
-        self,
-        record_id: str,
-        *,
-        principal: Principal,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
-    ) -> ReadResult:
-        """Read a range (see `ResultStore.read`); loads only the chunks the range needs."""
-        line_mode = is_line_mode(start_line, end_line, offset, limit)
-        if line_mode and (offset is not None or limit is not None):
-            msg = "give a line range or an offset range, not both"
-            raise ValueError(msg)
-        rng = range_label(start_line=start_line, end_line=end_line, offset=offset, limit=limit)
+    def _read(self, record_id: str, principal: Principal, request: ReadRequest) -> ReadResult:
+        rng = request.label
         result: ReadResult | None = None
         inline = self._audit_inline
         with self._connection(write=inline, audit_only=inline, operation="read") as conn:
@@ -784,17 +716,8 @@ class SQLResultStore:
                     compressed=codec.endswith("+zlib"),
                     chunk_size=chunk_size,
                 )
-                part = read_slice(
-                    layout_of(meta),
-                    source,
-                    start_line=start_line,
-                    end_line=end_line,
-                    offset=offset,
-                    limit=limit,
-                    max_size=max_size,
-                )
+                result = request.serve(meta, source)
                 self.stats.add(source.rows)
-                result = read_result(meta, part, line_mode=line_mode)
             if inline:
                 entry = (self._clock(), principal, str(record_id), "read", rng, result is not None)
                 self._audit_rows(conn, [entry])
@@ -803,10 +726,6 @@ class SQLResultStore:
         if result is None:
             raise RecordNotAccessibleError(str(record_id))
         return result
-
-    async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
-        """Async twin of `read` (runs in a worker thread)."""
-        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
 
     # ------------------------------------------------------------------ port: lifecycle
 
@@ -825,10 +744,6 @@ class SQLResultStore:
                 conn, [(self._clock(), principal, str(record_id), "delete", "", found is not None)]
             )
         return found is not None
-
-    async def adelete(self, record_id: str, *, principal: Principal) -> bool:
-        """Async twin of `delete`."""
-        return await asyncio.to_thread(self.delete, record_id, principal=principal)
 
     def purge_expired(self, *, now: float | None = None, batch_size: int = 200) -> int:
         """Delete expired records (in batches) and audit rows older than `audit_ttl_seconds`.
@@ -860,10 +775,6 @@ class SQLResultStore:
                 a = self.tables.audit.c
                 conn.execute(delete(self.tables.audit).where(a.at < now - self.audit_ttl_seconds))
         return total
-
-    async def apurge_expired(self, *, now: float | None = None) -> int:
-        """Async twin of `purge_expired`."""
-        return await asyncio.to_thread(self.purge_expired, now=now)
 
     def usage(self, tenant: str | None) -> int:
         """Characters (bytes) a tenant keeps in unexpired records (what the quota measures).
