@@ -9,6 +9,7 @@ defeated the old keyword filter.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import uuid
@@ -249,12 +250,22 @@ def pg(tmp_path: Path) -> Iterator[_PG]:
         admin.dispose()
 
 
+def _pg_engine(url: str, via: str) -> str | sa.Engine:
+    """The tool's database: a URL (the tool's own engine), or an engine the user made."""
+    if via == "url":
+        return url
+    if via == "engine":  # read-write, no connect options: only the tool's own session holds
+        return sa.create_engine(url)
+    return sa.create_engine(url, isolation_level="AUTOCOMMIT")
+
+
 @pytest.mark.postgres
-def test_postgres_attacks_change_nothing(pg: _PG) -> None:
+@pytest.mark.parametrize("via", ["url", "engine", "autocommit-engine"])
+def test_postgres_attacks_change_nothing(pg: _PG, via: str) -> None:
     rows = pg.victim_rows()
     locks, objects, sequence = pg.advisory_locks(), pg.large_objects(), pg.sequence_value()
     assert locks == 0
-    db = ReadOnlySQLDatabase(pg.url, statement_timeout_ms=10_000)
+    db = ReadOnlySQLDatabase(_pg_engine(pg.url, via), statement_timeout_ms=10_000)
     tool = create_sql_query_tool(db, name="run_sql")
     outcomes = {}
     for attack_id, template, must_refuse in PG_ATTACKS:
@@ -285,7 +296,135 @@ def test_postgres_attacks_change_nothing(pg: _PG) -> None:
     assert "SELECT ... INTO" in outcomes["select-into"][1]
     assert "only one query" in outcomes["do-block"][1]
     assert "read-only" in outcomes["user-function-writes"][1]
+    # A user's engine gets its connections back in its own mode (autocommit or not).
+    with db.engine.connect() as conn:
+        driver: Any = conn.connection.driver_connection
+        assert driver.autocommit is (via == "autocommit-engine")
     db.engine.dispose()
+
+
+# Built-in and contrib functions that change state a read-only transaction does not protect
+# (index pages, transaction ids, statistics, the visibility map, heap tuples), and contrib
+# functions that run a query given as text (so that a refused name can be spelt in pieces).
+PG_ESCAPING_FUNCTIONS: list[tuple[str, str]] = [
+    ("brin-summarize", "SELECT brin_summarize_new_values('{brin}')"),
+    ("brin-summarize-range", "SELECT brin_summarize_range('{brin}', 0)"),
+    ("brin-desummarize", "SELECT brin_desummarize_range('{brin}', 0)"),
+    ("gin-clean", "SELECT gin_clean_pending_list('{gin}')"),
+    ("txid-current", "SELECT txid_current()"),
+    ("xact-id", "SELECT pg_current_xact_id()"),
+    ("stat-statements-reset", "SELECT pg_stat_statements_reset()"),
+    ("stat-reset", "SELECT pg_stat_reset()"),
+    ("visibility-truncate", "SELECT pg_truncate_visibility_map('{table}')"),
+    ("heap-force-kill", "SELECT heap_force_kill('{table}', ARRAY['(0,1)']::tid[])"),
+    ("heap-force-freeze", "SELECT heap_force_freeze('{table}', ARRAY['(0,1)']::tid[])"),
+    (
+        "crosstab-spelt-in-pieces",
+        "SELECT * FROM crosstab('SELECT 1::text, 1::text, pg_termi' || "
+        "'nate_backend({pid})::text') AS ct(r text, c text)",
+    ),
+    (
+        "connectby",
+        "SELECT * FROM connectby('{table}', 'id', 'id', '1', 0) AS t(a int, b int, c int)",
+    ),
+    (
+        "xpath-table",
+        "SELECT * FROM xpath_table('id', 'v', '{table}', '/a', 'true') AS t(id int, a text)",
+    ),
+]
+
+
+@pytest.mark.postgres
+def test_postgres_functions_that_escape_read_only_are_refused(pg: _PG) -> None:
+    """Each call is refused, and what it would have changed is found unchanged afterwards."""
+    table = f"lrl_indexed_{uuid.uuid4().hex[:8]}"
+    names = {
+        "table": table,
+        "brin": f"{table}_brin",
+        "gin": f"{table}_gin",
+        "pid": pg.names["pid"],
+    }
+    with pg.admin.begin() as conn:
+        for extension in ("tablefunc", "pg_visibility", "pg_surgery", "xml2"):
+            # Contrib may be missing: the refusals do not need it, only the proof of harm does.
+            with contextlib.suppress(sa.exc.DBAPIError), conn.begin_nested():
+                conn.execute(sa.text(f"CREATE EXTENSION IF NOT EXISTS {extension}"))
+        conn.execute(sa.text(f"CREATE TABLE {table} (id int, tags int[], v text)"))
+        conn.execute(sa.text(f"CREATE INDEX {names['brin']} ON {table} USING brin (id)"))
+        conn.execute(
+            sa.text(
+                f"CREATE INDEX {names['gin']} ON {table} USING gin (tags) WITH (fastupdate = on)"
+            )
+        )
+        # Rows inserted after the indexes: BRIN ranges not summarised, a GIN pending list.
+        conn.execute(
+            sa.text(
+                f"INSERT INTO {table} SELECT g, ARRAY[g], '<a>' || g || '</a>' "
+                "FROM generate_series(1, 20000) g"
+            )
+        )
+    try:
+        rows = pg.victim_rows()
+        with pg.admin.connect() as conn:
+            table_rows = conn.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()
+        db = ReadOnlySQLDatabase(pg.url, statement_timeout_ms=10_000)
+        tool = create_sql_query_tool(db, name="run_sql", list_tables=False)
+        for attack_id, template in PG_ESCAPING_FUNCTIONS:
+            msg = _call(tool, template.format(**names))
+            assert msg.status == "error", (attack_id, msg.content)
+            assert "Refused" in str(msg.content), (attack_id, msg.content)
+            assert pg.bystander_alive(), attack_id
+            assert pg.victim_rows() == rows, attack_id
+        db.engine.dispose()
+        with pg.admin.begin() as conn:
+            assert conn.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one() == table_rows
+            # Still unsummarised ranges and a pending list: the tool changed no index page.
+            summarised = conn.execute(
+                sa.text(f"SELECT brin_summarize_new_values('{names['brin']}')")
+            ).scalar_one()
+            cleaned = conn.execute(
+                sa.text(f"SELECT gin_clean_pending_list('{names['gin']}')")
+            ).scalar_one()
+        assert summarised > 0
+        assert cleaned > 0
+    finally:
+        with pg.admin.begin() as conn:
+            conn.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
+
+
+@pytest.mark.postgres
+async def test_postgres_async_attacks_change_nothing(pg: _PG) -> None:
+    """The async twin (`ainvoke`), several attacks at once on one pool."""
+    import asyncio
+
+    rows = pg.victim_rows()
+    db = ReadOnlySQLDatabase(pg.url, statement_timeout_ms=10_000)
+    tool = create_sql_query_tool(db, name="run_sql", list_tables=False)
+    chosen = [a for a in PG_ATTACKS if a[0] in _ASYNC_ATTACKS]
+    assert len(chosen) == len(_ASYNC_ATTACKS)
+    messages = await asyncio.gather(
+        *(
+            tool.ainvoke(
+                {
+                    "type": "tool_call",
+                    "id": attack_id,
+                    "name": tool.name,
+                    "args": {"query": template.format(**pg.names)},
+                }
+            )
+            for attack_id, template, _refuse in chosen
+        )
+    )
+    assert [m.status for m in messages] == ["error"] * len(chosen), [m.content for m in messages]
+    assert pg.victim_rows() == rows
+    assert pg.bystander_alive()
+    assert pg.advisory_locks() == 0
+    db.engine.dispose()
+
+
+_ASYNC_ATTACKS = frozenset(
+    {"cr-comment", "escape-string", "terminate", "advisory-lock", "writable-cte-delete", "do-block"}
+)
 
 
 @pytest.mark.postgres

@@ -3,9 +3,12 @@
 The database decides what a query *is* (one statement, a query and not a command, no writes):
 see `_sql_sessions`. This module holds the few checks the database cannot make for us:
 
-- built-in PostgreSQL functions whose effects escape the read-only transaction (signalling
-  other sessions, session-level advisory locks, large objects, server files, replication,
-  settings, and functions that run a query given as text). They are refused by **name
+- built-in and contrib PostgreSQL functions whose effects escape the read-only transaction
+  (signalling other sessions, session-level advisory locks, large objects, server files,
+  replication, settings, index and heap maintenance that writes pages a read-only
+  transaction does not protect, transaction ids, and functions that run a query given as
+  text, so that a refused name spelt in pieces (`'pg_termi' || 'nate_backend(1)'`) never
+  reaches the server as SQL). They are refused by **name
   anywhere in the text**, case-insensitively, so quoting (`"pg_terminate_backend"`), schema
   qualification and comments cannot hide them; Unicode-escaped identifiers (`U&"..."`), the
   one PostgreSQL spelling that can write a name without its letters, are refused too;
@@ -59,6 +62,11 @@ POSTGRES_REFUSED_PREFIXES: tuple[str, ...] = (
     "pg_copy_",
     "pg_wal_replay_",
     "pg_backup_",
+    "brin_summarize",  # BRIN maintenance writes index pages, read-only transaction or not
+    "brin_desummarize",
+    "heap_force_",  # pg_surgery: kills or freezes heap tuples in place
+    "crosstab",  # tablefunc: runs a query given as text
+    "binary_upgrade_",
 )
 """PostgreSQL function-name prefixes refused anywhere in a query."""
 
@@ -79,6 +87,14 @@ POSTGRES_REFUSED_FUNCTIONS: tuple[str, ...] = (
     "set_config",  # can switch the role or the transaction mode mid-statement
     "ts_stat",  # runs a query given as text
     "ts_rewrite",  # runs a query given as text
+    "connectby",  # tablefunc: builds and runs a query from text arguments
+    "xpath_table",  # xml2: builds and runs a query from text arguments
+    "gin_clean_pending_list",  # writes index pages
+    "pg_truncate_visibility_map",  # pg_visibility: writes the visibility map
+    "pg_stat_statements_reset",
+    "txid_current",  # assigns a transaction id (a commit record) in a read-only transaction
+    "pg_current_xact_id",
+    "pg_nextoid",  # consumes an OID
     # large objects: lo_import reads server files, lo_export writes them
     "lo_close",
     "lo_creat",

@@ -157,10 +157,16 @@ class Fetched:
 def start_postgres(conn: Connection, limits: SessionLimits) -> None:
     """Start a read-only transaction with the limits set for it alone.
 
+    An engine in `AUTOCOMMIT` mode gets a transaction for this connection anyway (the
+    server-side cursor and the `READ ONLY`/`SET LOCAL` settings live in one); the pool
+    restores the engine's own mode when the connection goes back.
+
     Args:
         conn: A SQLAlchemy connection on psycopg 3 (no transaction yet).
         limits: The time limits.
     """
+    if conn.connection.driver_connection.autocommit:  # type: ignore[union-attr]
+        conn.execution_options(isolation_level="READ COMMITTED")
     statements = ["SET TRANSACTION READ ONLY"]
     statements += _postgres_limits(limits)
     for statement in statements:
@@ -216,11 +222,12 @@ def reset_postgres(conn: Connection) -> None:
     try:
         conn.rollback()
         driver: Any = conn.connection.driver_connection
-        driver.autocommit = True
+        previous = driver.autocommit
+        driver.autocommit = True  # DISCARD ALL cannot run inside a transaction block
         try:
             driver.execute("DISCARD ALL")
         finally:
-            driver.autocommit = False
+            driver.autocommit = previous
     except Exception:
         conn.invalidate()
 
