@@ -4,11 +4,11 @@ By default the tenant, user and thread come from `config["configurable"]` keys `
 `user_id` and `thread_id` (the thread id LangGraph checkpointers already use). Key names are
 configurable, or a callback can compute the principal from the config.
 
-A principal is compared as text: a value is a `str`, an `int` or a `uuid.UUID`, and ints and
-UUIDs count as their canonical text, so `tenant_id=1` and `tenant_id="1"` are the same tenant
-(the application sets these values, and one id written two ways is one tenant). Any other
-type (`bool`, `float`, containers, objects with their own `__str__`) is refused with a
-`TypeError`: its text is ambiguous (`True`, `1.0`) or not the application's to choose.
+Principal values are compared as the strings they were given: nothing is stripped, folded
+or normalised, and a tenant or user must be a `str` (`tenant_id=1` is refused with a
+`TypeError`, so that `1` and `"1"` can never silently be one tenant). The thread is taken
+the way LangGraph's checkpointers take it: a `str`, or an `int` or `uuid.UUID` as its text
+(`str(thread_id)`), so the layer's thread is the checkpointer's thread.
 
 Example:
     ```python
@@ -32,20 +32,24 @@ from langchain_result_layer.stores.base import Principal
 __all__ = ["Principal", "PrincipalResolver", "resolve_principal_spec"]
 
 
-def _get(configurable: Mapping[str, Any], key: str | None) -> str | None:
+def _get(configurable: Mapping[str, Any], key: str | None, *, thread: bool = False) -> str | None:
     if key is None:
         return None
     value = configurable.get(key)
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    msg = (
-        f"configurable[{key!r}] must be a str, an int or a UUID (principals are compared as "
-        f"text), got {type(value).__name__}"
-    )
+    if thread and isinstance(value, (int, uuid.UUID)) and not isinstance(value, bool):
+        return str(value)  # as LangGraph's checkpointers take a thread id
+    if thread:
+        msg = (
+            f"configurable[{key!r}] must be a str, an int or a UUID (a LangGraph thread id), "
+            f"got {type(value).__name__}"
+        )
+    else:
+        msg = (
+            f"configurable[{key!r}] must be a str (principals are compared as the strings they "
+            f"were given, so 1 and '1' are never one principal), got {type(value).__name__}"
+        )
     raise TypeError(msg)
 
 
@@ -90,7 +94,7 @@ class PrincipalResolver:
         return Principal(
             tenant=_get(configurable, self.tenant_key),
             user=_get(configurable, self.user_key),
-            thread=_get(configurable, self.thread_key),
+            thread=_get(configurable, self.thread_key, thread=True),
         )
 
 

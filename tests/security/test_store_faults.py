@@ -244,11 +244,13 @@ def test_without_the_setting_anonymous_records_are_shared_by_anonymous_callers()
 
 def test_principal_values_compare_as_text() -> None:
     resolve = PrincipalResolver()
-    as_int = resolve({"configurable": {"tenant_id": 1, "user_id": "ada"}})
+    # An int tenant is refused: 1 and "1" are never one principal (issue 12 item 9).
+    with pytest.raises(TypeError, match="compared as the strings they were given"):
+        resolve({"configurable": {"tenant_id": 1, "user_id": "ada"}})
     as_str = resolve({"configurable": {"tenant_id": "1", "user_id": "ada"}})
-    assert as_int == as_str == Principal(tenant="1", user="ada")
+    assert as_str == Principal(tenant="1", user="ada")
     thread = uuid.UUID(int=7)
     assert resolve({"configurable": {"thread_id": thread}}).thread == str(thread)
     for bad in (True, 1.0, {"id": 1}, object()):
-        with pytest.raises(TypeError, match="compared as text"):
+        with pytest.raises(TypeError, match="compared as the strings they were given"):
             resolve({"configurable": {"tenant_id": bad}})

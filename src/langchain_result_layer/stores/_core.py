@@ -214,9 +214,10 @@ def check_principal(principal: Principal, *, require: bool) -> None:
                 "saved under it could not be kept the same by every store"
             )
             raise ValueError(msg)
-    if require and principal == Principal():
+    if require and not any(principal.as_dict().values()):  # None and "" name nobody
         msg = (
-            "this store refuses results saved with no principal (no tenant, user or thread: "
+            "this store refuses results saved with no principal (no tenant, user or thread, "
+            "or only empty ones: "
             "AccessPolicy(require_principal=True)); pass tenant_id, user_id or thread_id in "
             "the run's config"
         )

@@ -66,6 +66,17 @@ class Principal:
     user: str | None = None
     thread: str | None = None
 
+    def __post_init__(self) -> None:
+        """Refuse values that are not strings (they are compared as the strings given)."""
+        for name in ("tenant", "user", "thread"):
+            value: object = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                msg = (
+                    f"Principal.{name} must be a str or None (principals are compared as the "
+                    f"strings they were given), got {type(value).__name__}"
+                )
+                raise TypeError(msg)
+
     def as_dict(self) -> dict[str, str | None]:
         """The three fields as a dict."""
         return {"tenant": self.tenant, "user": self.user, "thread": self.thread}
