@@ -11,9 +11,11 @@ results give equal text (and equal token counts), and it never raises:
 - a cycle (a container that contains itself) becomes a marker; so does anything nested
   deeper than 64 levels, and everything after the first `MAX_VALUES` values;
 - an iterable that is not a list, tuple, set or mapping (a generator, an iterator, a
-  `range`, a file) is read at most `MAX_ITEMS` items and `MAX_ITER_SECONDS` seconds; when it
-  was not read to its end, it becomes `{"generator": "<what was read and why it stopped>",
-  "items": [...]}`, so the view says so.
+  `range`, a file) is read at most `MAX_ITEMS` items and `MAX_ITER_SECONDS` seconds, and all
+  the iterables of one output together at most `MAX_ITEMS_PER_RESULT` items and
+  `MAX_ITER_SECONDS_PER_RESULT` seconds (a generator of generators cannot multiply the
+  bound); when one was not read to its end, it becomes
+  `{"generator": "<what was read and why it stopped>", "items": [...]}`, so the view says so.
 
 `materialize` reads the one-shot iterators of a tool output once (bounded the same way), so
 that measuring the output does not consume what the view and the store must see.
@@ -48,7 +50,9 @@ from typing import Any
 
 __all__ = [
     "MAX_ITEMS",
+    "MAX_ITEMS_PER_RESULT",
     "MAX_ITER_SECONDS",
+    "MAX_ITER_SECONDS_PER_RESULT",
     "MAX_PARSED_VALUES",
     "MAX_SHARED_VALUES",
     "MAX_VALUES",
@@ -63,6 +67,10 @@ MAX_ITEMS = 10_000
 """Most items read from one generator or other non-container iterable."""
 MAX_ITER_SECONDS = 0.5
 """Longest the layer spends reading one generator (a generator that blocks still blocks)."""
+MAX_ITEMS_PER_RESULT = 100_000
+"""Most items read from all the generators of one tool output together."""
+MAX_ITER_SECONDS_PER_RESULT = 1.0
+"""Longest the layer spends reading all the generators of one tool output together."""
 MAX_VALUES = 20_000_000
 """Most values written by one call, a shared container counted each time it is written."""
 MAX_SHARED_VALUES = 250_000
@@ -143,24 +151,46 @@ class _Walk:
     """Ids of the containers being converted (a cycle comes back to one of them)."""
     done: dict[int, tuple[Any, int]] = dataclasses.field(default_factory=dict)
     """Converted containers by id, with their size: shared structure is converted once."""
+    items_left: int = MAX_ITEMS_PER_RESULT
+    """Generator items this conversion may still read."""
+    deadline: float | None = None
+    """When this conversion stops reading generators (set by the first one it reads)."""
 
 
-def _read_bounded(iterable: Any) -> tuple[list[Any], str | None]:
-    """Read an iterable within `MAX_ITEMS` items and `MAX_ITER_SECONDS`; why it stopped."""
+def _read_bounded(iterable: Any, walk: _Walk) -> tuple[list[Any], str | None]:
+    """Read an iterable within its own and the whole output's limits; why it stopped."""
+    now = time.monotonic()
+    if walk.deadline is None:
+        walk.deadline = now + MAX_ITER_SECONDS_PER_RESULT
+    own_deadline = now + MAX_ITER_SECONDS
+    deadline = min(own_deadline, walk.deadline)
+    cap = min(MAX_ITEMS, walk.items_left) if now <= walk.deadline else 0
     items: list[Any] = []
-    deadline = time.monotonic() + MAX_ITER_SECONDS
     iterator = iter(iterable)
-    for item in itertools.islice(iterator, MAX_ITEMS):
+    reason: str | None = None
+    for item in itertools.islice(iterator, cap):
         items.append(item)
         if time.monotonic() > deadline:
-            return items, f"the layer's {MAX_ITER_SECONDS:g} s limit"
-    if len(items) < MAX_ITEMS:
+            reason = (
+                f"the layer's {MAX_ITER_SECONDS:g} s limit"
+                if deadline == own_deadline
+                else f"the layer's {MAX_ITER_SECONDS_PER_RESULT:g} s limit for one result"
+            )
+            break
+    walk.items_left -= len(items)
+    if reason is not None:
+        return items, reason
+    if len(items) < cap:
         return items, None
     try:
         next(iterator)
     except StopIteration:
         return items, None
-    return items, f"the layer's {MAX_ITEMS:,}-item limit"
+    if cap == MAX_ITEMS:
+        return items, f"the layer's {MAX_ITEMS:,}-item limit"
+    if now > walk.deadline:
+        return items, f"the layer's {MAX_ITER_SECONDS_PER_RESULT:g} s limit for one result"
+    return items, f"the layer's {MAX_ITEMS_PER_RESULT:,}-item limit for one result"
 
 
 def _bounded_note(value: Any, count: int, reason: str) -> str:
@@ -289,7 +319,7 @@ def _container(value: Any, depth: int, walk: _Walk) -> Any:
         return {_key(k): to_jsonable(v, depth + 1, walk) for k, v in mapping.items()}
     if hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
         try:
-            items, stopped = _read_bounded(value)
+            items, stopped = _read_bounded(value, walk)
         except Exception as exc:
             return _failed(value, "iteration", exc)
         converted = [to_jsonable(v, depth + 1, walk) for v in items]
@@ -336,7 +366,7 @@ def _materialize(value: Any, depth: int, walk: _Walk) -> Any:
     if depth > _MAX_DEPTH or isinstance(value, (str, bytes, bytearray, int, float)):
         return value
     if isinstance(value, Iterator):
-        items, stopped = _read_bounded(value)
+        items, stopped = _read_bounded(value, walk)
         items = [_materialize(v, depth + 1, walk) for v in items]
         if stopped is None:
             return items
