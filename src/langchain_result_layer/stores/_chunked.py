@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
@@ -55,7 +55,29 @@ from langchain_result_layer.stores.base import (
     RecordMeta,
 )
 
-__all__ = ["ChunkedResultStore", "ReadRequest", "put_label"]
+__all__ = ["ChunkedResultStore", "ReadRequest", "StoreOptions", "put_label"]
+
+
+class StoreOptions(TypedDict, total=False):
+    """The settings every chunked store takes (`ChunkedResultStore` documents each one).
+
+    Example:
+        ```python
+        from langchain_result_layer.stores.memory import InMemoryResultStore
+
+        options: StoreOptions = {"default_ttl_seconds": 3600, "tenant_quota": 10_000_000}
+        assert InMemoryResultStore(**options).tenant_quota == 10_000_000
+        ```
+    """
+
+    default_ttl_seconds: float | None
+    match_thread: bool
+    access: AccessPolicy | None
+    max_record_size: int | None
+    tenant_quota: int | None
+    min_capped_size: int
+    chunk_size: int
+    clock: Callable[[], float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +184,9 @@ class ChunkedResultStore:
         access: The full access policy.
         max_record_size: Size cap of one record in characters (bytes); larger results keep a
             bounded head and tail (`None`: no cap).
-        tenant_quota: Characters (bytes) one tenant may keep at once (`None`: no quota).
+        tenant_quota: Characters (bytes) one tenant may keep in unexpired records (`None`: no
+            quota). A result that does not fit keeps a head and tail that do; when not even
+            `min_capped_size` fits, `put` raises `StoreQuotaExceededError`.
         min_capped_size: Smallest head + tail worth keeping under quota pressure.
         chunk_size: Characters (bytes) per chunk.
         clock: Time source (for tests).
@@ -187,6 +211,9 @@ class ChunkedResultStore:
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        if chunk_size < 1:
+            msg = "chunk_size must be >= 1"
+            raise ValueError(msg)
         self.default_ttl_seconds = default_ttl_seconds
         self.access = access if access is not None else AccessPolicy(match_thread=match_thread)
         self.max_record_size = max_record_size

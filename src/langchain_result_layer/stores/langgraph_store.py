@@ -37,8 +37,8 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 
@@ -47,14 +47,13 @@ from langchain_result_layer.errors import (
     ResultLayerError,
     StoreUnavailableError,
 )
-from langchain_result_layer.stores._access import (
-    DEFAULT_MAX_RECORD_SIZE,
-    MIN_CAPPED_SIZE,
-    AccessPolicy,
+from langchain_result_layer.stores._chunked import (
+    ChunkedResultStore,
+    ReadRequest,
+    StoreOptions,
+    put_label,
 )
-from langchain_result_layer.stores._chunked import ChunkedResultStore, ReadRequest, put_label
 from langchain_result_layer.stores._chunks import (
-    DEFAULT_CHUNK_SIZE,
     Chunk,
     ListChunkSource,
     decode_piece,
@@ -64,12 +63,14 @@ from langchain_result_layer.stores._core import PutPlan, permitted, validate_rec
 from langchain_result_layer.stores._faults import describe_fault, safe_audit_text
 from langchain_result_layer.stores._ledger import UsageLedger
 from langchain_result_layer.stores.base import (
-    DEFAULT_TTL_SECONDS,
     AuditEntry,
     Principal,
     ReadResult,
     RecordMeta,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["LangGraphResultStore"]
 
@@ -149,17 +150,10 @@ class LangGraphResultStore(ChunkedResultStore):
     Args:
         store: The LangGraph store (`InMemoryStore`, `SqliteStore`, `PostgresStore`, ...).
         namespace: Namespace prefix of every item this store writes.
-        default_ttl_seconds: Lifetime of records (`None`: forever).
-        match_thread: Whether reads must come from the record's thread (ignored when
-            `access` is given).
-        access: The full access policy.
-        max_record_size: Size cap of one record (characters, bytes for binary).
-        tenant_quota: Characters (bytes) one tenant may keep (`None`: no quota).
-        min_capped_size: Smallest head + tail worth keeping under quota pressure.
         quota_refresh_seconds: Rescan the records for the quota's running totals after this
             long (other processes' writes; `None`: never).
-        chunk_size: Characters (bytes) per chunk.
-        clock: Time source (for tests).
+        **options: The settings every store takes (`StoreOptions`: lifetime, access, size
+            cap, quota, chunk size, clock).
 
     Example:
         ```python
@@ -174,29 +168,13 @@ class LangGraphResultStore(ChunkedResultStore):
         store: BaseStore,
         *,
         namespace: Sequence[str] = ("langchain_result_layer",),
-        default_ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
-        match_thread: bool = True,
-        access: AccessPolicy | None = None,
-        max_record_size: int | None = DEFAULT_MAX_RECORD_SIZE,
-        tenant_quota: int | None = None,
-        min_capped_size: int = MIN_CAPPED_SIZE,
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
         quota_refresh_seconds: float | None = 300.0,
-        clock: Callable[[], float] = time.time,
+        **options: Unpack[StoreOptions],
     ) -> None:
         if not isinstance(cast("object", store), BaseStore):
             msg = f"store must be a langgraph BaseStore, got {type(store).__name__}"
             raise TypeError(msg)
-        super().__init__(
-            default_ttl_seconds=default_ttl_seconds,
-            match_thread=match_thread,
-            access=access,
-            max_record_size=max_record_size,
-            tenant_quota=tenant_quota,
-            min_capped_size=min_capped_size,
-            chunk_size=chunk_size,
-            clock=clock,
-        )
+        super().__init__(**options)
         self.store = store
         self.namespace = tuple(namespace)
         self._quota_lock = threading.Lock()

@@ -20,33 +20,32 @@ from __future__ import annotations
 
 import bisect
 import threading
-import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer.errors import RecordNotAccessibleError
-from langchain_result_layer.stores._access import (
-    DEFAULT_MAX_RECORD_SIZE,
-    MIN_CAPPED_SIZE,
-    AccessPolicy,
+from langchain_result_layer.stores._chunked import (
+    ChunkedResultStore,
+    ReadRequest,
+    StoreOptions,
+    put_label,
 )
-from langchain_result_layer.stores._chunked import ChunkedResultStore, ReadRequest, put_label
 from langchain_result_layer.stores._chunks import (
-    DEFAULT_CHUNK_SIZE,
     Chunk,
     ListChunkSource,
     count_newlines,
 )
 from langchain_result_layer.stores._core import ASYNC_INLINE_LIMIT, PutPlan, permitted
 from langchain_result_layer.stores.base import (
-    DEFAULT_TTL_SECONDS,
     AuditEntry,
     Principal,
     ReadResult,
     RecordMeta,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["InMemoryResultStore"]
 
@@ -63,17 +62,9 @@ class InMemoryResultStore(ChunkedResultStore):
     """A `ResultStore` kept in a dict.
 
     Args:
-        default_ttl_seconds: Lifetime of records (`None`: forever).
-        match_thread: Whether reads must come from the record's thread too (ignored when
-            `access` is given).
-        access: The full access policy.
-        max_record_size: Size cap of one record in characters (bytes); larger results keep a
-            bounded head and tail (`None`: no cap).
-        tenant_quota: Characters (bytes) one tenant may keep at once (`None`: no quota).
-        min_capped_size: Smallest head + tail worth keeping under quota pressure.
-        chunk_size: Characters (bytes) per chunk.
         max_audit_entries: Audit entries kept (oldest dropped first).
-        clock: Time source (for tests).
+        **options: The settings every store takes (`StoreOptions`: lifetime, access, size
+            cap, quota, chunk size, clock).
 
     Example:
         ```python
@@ -84,26 +75,10 @@ class InMemoryResultStore(ChunkedResultStore):
     def __init__(
         self,
         *,
-        default_ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
-        match_thread: bool = True,
-        access: AccessPolicy | None = None,
-        max_record_size: int | None = DEFAULT_MAX_RECORD_SIZE,
-        tenant_quota: int | None = None,
-        min_capped_size: int = MIN_CAPPED_SIZE,
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
         max_audit_entries: int = 100_000,
-        clock: Callable[[], float] = time.time,
+        **options: Unpack[StoreOptions],
     ) -> None:
-        super().__init__(
-            default_ttl_seconds=default_ttl_seconds,
-            match_thread=match_thread,
-            access=access,
-            max_record_size=max_record_size,
-            tenant_quota=tenant_quota,
-            min_capped_size=min_capped_size,
-            chunk_size=chunk_size,
-            clock=clock,
-        )
+        super().__init__(**options)
         self._records: dict[str, _Record] = {}
         self._audit: deque[AuditEntry] = deque(maxlen=max_audit_entries)
         self._lock = threading.RLock()

@@ -34,9 +34,8 @@ import json
 import logging
 import os
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import (
     Connection,
@@ -60,14 +59,13 @@ from langchain_result_layer.errors import (
     ResultLayerError,
     StoreUnavailableError,
 )
-from langchain_result_layer.stores._access import (
-    DEFAULT_MAX_RECORD_SIZE,
-    MIN_CAPPED_SIZE,
-    AccessPolicy,
+from langchain_result_layer.stores._chunked import (
+    ChunkedResultStore,
+    ReadRequest,
+    StoreOptions,
+    put_label,
 )
-from langchain_result_layer.stores._chunked import ChunkedResultStore, ReadRequest, put_label
 from langchain_result_layer.stores._chunks import (
-    DEFAULT_CHUNK_SIZE,
     Chunk,
     count_newlines,
     decode_piece,
@@ -82,12 +80,14 @@ from langchain_result_layer.stores._faults import (
 )
 from langchain_result_layer.stores._schema import SCHEMA_VERSION, Tables, ensure_schema, make_tables
 from langchain_result_layer.stores.base import (
-    DEFAULT_TTL_SECONDS,
     AuditEntry,
     Principal,
     ReadResult,
     RecordMeta,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["SQLResultStore"]
 
@@ -304,17 +304,6 @@ class SQLResultStore(ChunkedResultStore):
         url: A SQLAlchemy URL (`sqlite:///tool_results.db`, `sqlite://`,
             `postgresql+psycopg://user:pass@host:5432/db`) or an `Engine`. A plain
             `postgresql://` URL uses psycopg 3.
-        default_ttl_seconds: Lifetime of records (`None`: forever).
-        match_thread: Whether reads must come from the record's thread (ignored when
-            `access` is given).
-        access: The full access policy.
-        max_record_size: Size cap of one record in characters (bytes for binary); larger
-            results keep a bounded head and tail and are marked `capped` (`None`: no cap).
-        tenant_quota: Characters (bytes) one tenant may keep in unexpired records (`None`:
-            no quota). A result that does not fit keeps a head and tail that do; when not
-            even `min_capped_size` fits, `put` raises `StoreQuotaExceededError`.
-        min_capped_size: Smallest head + tail worth keeping under quota pressure.
-        chunk_size: Characters (bytes) per chunk.
         compress: zlib-compress chunks (smaller database, a little more CPU).
         table_prefix: Prefix of the table names.
         audit_ttl_seconds: Age after which `purge_expired` deletes audit rows (`None`: never).
@@ -324,7 +313,10 @@ class SQLResultStore(ChunkedResultStore):
             the last moments of read-audit rows (never data, never consistency) and a read
             saves the WAL flush (about 3-6 ms on the benchmark machine).
         engine_options: Extra `create_engine` options (only when `url` is a string).
-        clock: Time source (for tests).
+        timeouts: Connect, statement and lock timeouts, and how long to fail fast after an
+            outage.
+        **options: The settings every store takes (`StoreOptions`: lifetime, access, size
+            cap, quota, chunk size, clock).
 
     Example:
         ```python
@@ -336,34 +328,15 @@ class SQLResultStore(ChunkedResultStore):
         self,
         url: str | Engine,
         *,
-        default_ttl_seconds: float | None = DEFAULT_TTL_SECONDS,
-        match_thread: bool = True,
-        access: AccessPolicy | None = None,
-        max_record_size: int | None = DEFAULT_MAX_RECORD_SIZE,
-        tenant_quota: int | None = None,
-        min_capped_size: int = MIN_CAPPED_SIZE,
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
         compress: bool = False,
         table_prefix: str = "lrl_",
         audit_ttl_seconds: float | None = 90 * 24 * 3600.0,
         durable_audit: bool = False,
         engine_options: Mapping[str, Any] | None = None,
         timeouts: StoreTimeouts | None = None,
-        clock: Callable[[], float] = time.time,
+        **options: Unpack[StoreOptions],
     ) -> None:
-        if chunk_size < 1:
-            msg = "chunk_size must be >= 1"
-            raise ValueError(msg)
-        super().__init__(
-            default_ttl_seconds=default_ttl_seconds,
-            match_thread=match_thread,
-            access=access,
-            max_record_size=max_record_size,
-            tenant_quota=tenant_quota,
-            min_capped_size=min_capped_size,
-            chunk_size=chunk_size,
-            clock=clock,
-        )
+        super().__init__(**options)
         self.compress = compress
         self.audit_ttl_seconds = audit_ttl_seconds
         self.tables = make_tables(table_prefix)
