@@ -50,20 +50,11 @@ PENDING: dict[str, str] = {
     "adapters/middleware.py": "integration",
     "adapters/tool_wrapper.py": "integration",
     "adapters/truncation_node.py": "integration",
-    "config.py": "integration",
     "core/guard.py": "integration",
-    "core/jsonable.py": "security",
     "core/normalize.py": "security",
-    "core/reference.py": "security",
-    "core/render.py": "integration",
-    "core/view.py": "integration",
     "errors.py": "integration",
     "layer.py": "integration",
-    "principal.py": "security",
-    "tools/__init__.py": "security",
-    "tools/_sql_sessions.py": "security",
     "tools/sql.py": "security",
-    "views/json_view.py": "security",
 }
 
 
