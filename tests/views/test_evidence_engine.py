@@ -100,6 +100,30 @@ def test_the_first_copy_of_a_repeated_failure_outranks_the_later_ones() -> None:
     assert all(analysis.priority[first] > analysis.priority[ln] for ln in later)
 
 
+def test_sibling_assertions_of_one_report_are_not_copies() -> None:
+    # One failure reports three assertions of one shape (only their line numbers differ);
+    # a second test fails with the same three later. The first report's siblings keep the
+    # weight of its first assertion; the second report's are lowered as a copy.
+    def report(test: str) -> list[str]:
+        out = [f"--- FAIL: {test} (2.62s)"]
+        for at in (126, 142, 158):
+            out += [f"\tError Trace:\tproxied_test.go:{at}", "\t\t\tproxied_test.go:78", ""]
+        return out
+
+    lines = ["$ go test ./..."]
+    lines += [f"DEBUG step {i}" for i in range(300)]
+    lines += report("TestFirst")
+    lines += [f"DEBUG step {i}" for i in range(40)]
+    lines += report("TestSecond")
+    lines += ["FAIL", "exit status 1"]
+    analysis = analyse("\n".join(lines) + "\n")
+    traces = sorted(ln for ln, text in analysis.texts.items() if "Error Trace:" in text)
+    first_report, second_report = traces[:3], traces[3:]
+    top = analysis.priority[first_report[0]]
+    assert all(analysis.priority[ln] >= 0.9 * top for ln in first_report[1:])
+    assert all(analysis.priority[ln] < 0.6 * top for ln in second_report)
+
+
 def _train_cases(corpus: Path) -> list[dict[str, object]]:
     path = corpus / "train" / "cases.jsonl"
     if not path.is_file():

@@ -139,6 +139,11 @@ class SalienceSettings:
     """Weight of a later copy of an error line already seen (the same text): the first copy
     carries the block, the copies its count. Lower gives distinct failures more room."""
 
+    repeat_sibling_gap: int = 6
+    """A line of the same shape at most this many lines after the previous one is the next
+    entry of one list (a sibling), not a copy: it is lowered only when that list is a copy.
+    """
+
     # --- context
     after_span: int = 150
     """How many lines after an anchor its context may reach."""
@@ -825,19 +830,30 @@ def _lower_repeats(
 
     Two blocks are copies when their first lines have the same shape (first words, digits
     and paths folded) and the line after each is the same: the same failure reported again
-    (a second test run, a retry, the same message under another test's name).
+    (a second test run, a retry, the same message under another test's name). A line of the
+    same shape within `repeat_sibling_gap` lines of the previous one is the next entry of
+    that report (`Error Trace: x_test.go:126`, then `:142`): a copy only when it is.
     """
     first_copy: dict[tuple[str, str], float] = {}
+    last_seen: dict[tuple[str, str], tuple[int, bool]] = {}
     repeats: set[int] = set()
+    gap = settings.repeat_sibling_gap
     for line_no in sorted(anchor):
         if not SALIENCE_WARNING <= own[line_no] < SALIENCE_EXIT:
             continue
         key = (_group_key(texts[line_no]), _next_text(lines, line_no))
-        if key in first_copy:
+        seen = last_seen.get(key)
+        if seen is None:
+            first_copy[key] = anchor[line_no]
+            last_seen[key] = (line_no, False)
+            continue
+        # A sibling a few lines after the previous one (the next frame or assertion of one
+        # report) is part of that report: a copy only when the report is.
+        repeat = seen[1] if line_no - seen[0] <= gap else True
+        last_seen[key] = (line_no, repeat)
+        if repeat:
             anchor[line_no] = min(anchor[line_no], first_copy[key]) * settings.repeat_block
             repeats.add(line_no)
-        else:
-            first_copy[key] = anchor[line_no]
     return repeats
 
 
