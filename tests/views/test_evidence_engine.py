@@ -152,3 +152,26 @@ def test_train_logs_fit_and_state_what_they_leave_out(corpus: Path, tokens: int)
             assert "Full result: ref://tool-result/" in content
         for ref in view.references.values():
             Reference.parse(ref)
+
+
+def test_a_line_that_does_not_fit_is_cut_shorter_and_the_fill_goes_on() -> None:
+    # A token-dense long line high in the ranking does not fit the room the lines above it
+    # leave; the view cuts it shorter within the line instead of stopping there.
+    dense = "\tfunction Run[40]..Verify line 55: " + "|t+0#0000001#ffd7ff255|2@1|3" * 60
+    found = [
+        f"\tFound errors in Test_popup_{i}(): the screen dump differs from the expected one"
+        f" at row {i}, column {i * 3}; see testdir/failed/Test_popup_{i}.dump"
+        for i in range(6)
+    ]
+    report = ["Failures: ", *found, "\tRun 1:", dense]
+    report += [f"\tFlaky test {i} failed too often, giving up" for i in range(12)]
+    lines = [f"step {i} of the build" for i in range(3_000)]
+    lines += [*report, "TEST FAILURE", "make: *** [test] Error 2"]
+    raw = "\n".join(lines) + "\n"
+    ctx = make_ctx("command", tokens=600)
+    out = VIEW.render(VIEW.prepare(raw), ctx)
+    assert_fits(out.content, ctx)
+    text = str(out.content)
+    assert "\tfunction Run[40]..Verify line 55: |t+0" in text
+    assert len(_MARKER_RE.findall(text)) == 1  # cut within the line, the cut stated
+    assert COUNTER.count(text) >= 0.9 * 600

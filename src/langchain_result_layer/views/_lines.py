@@ -54,6 +54,9 @@ T = TypeVar("T")
 
 _ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head", "fill")
 _GAP_FILL_MAX_CHARS = 100
+_MIN_CUT = 120
+"""A line that does not fit is cut down to this many characters at most (its start and
+its salient span stay readable)."""
 _WINDOW_MARKER_COST = 26
 """Characters of a window's title marker line (`[nonce: lines 1,234-1,240]`)."""
 _MARKER_COST = 44
@@ -204,6 +207,11 @@ class _OrderCosts:
         """Whether every level there is has been computed."""
         return self.top >= len(self.order) or self.chars[-1] > self.room
 
+    def reset(self, level: int) -> None:
+        """Forget the levels above `level` (the order or a line's shown form changed there)."""
+        del self.chars[level + 1 :], self.count[level + 1 :]
+        self._taken = set(self.order[:level])
+
     def reach(self, chars: float) -> None:
         """Compute levels until their lines take `chars` characters (or all are done)."""
         taken, cost, order = self._taken, self.texts.cost, self.order
@@ -290,9 +298,13 @@ class LineTexts:
         self.anchors = frozenset(anchors)
         self.near = frozenset(near)
         self._shown: dict[int, ShownLine] = {}
+        self._limit: dict[int, int] = {}
 
     def limit(self, line_no: int) -> int:
         """How long `line_no` may be shown."""
+        shortened = self._limit.get(line_no)
+        if shortened is not None:
+            return shortened
         if line_no in self.anchors:
             return self.limits.anchor
         if line_no in self.near or self.analysis.own.get(line_no, 0.0) >= SALIENCE_ITEM:
@@ -313,6 +325,19 @@ class LineTexts:
                 cached = clip_line(raw, text, limit, span[0] if span else None)
             self._shown[line_no] = cached
         return cached
+
+    def shorten(self, line_no: int) -> bool:
+        """Halve the room of a line that does not fit (down to `_MIN_CUT` characters).
+
+        Returns:
+            Whether it got shorter (`False`: it is short already).
+        """
+        length = len(self.shown(line_no).text)
+        if length <= _MIN_CUT:
+            return False
+        self._limit[line_no] = max(_MIN_CUT, min(self.limit(line_no), length) // 2)
+        del self._shown[line_no]
+        return True
 
     def cost(self, line_no: int) -> int:
         """Characters the line adds to a view (its text, its cut markers, its newline)."""
@@ -358,6 +383,8 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
 _FIT_TARGET = 0.97
 _MAX_CHARS_PER_TOKEN = 6
 _MAX_PROBES = 8
+_MAX_STUCK = 6
+"""How many times a line that does not fit is cut shorter or passed over to fill on."""
 _SAMPLE_CHARS = 16_000
 
 
@@ -427,31 +454,43 @@ def fit_windows(
                 hi = mid - 1
         return lo
 
-    bad: int | None = None  # a level known not to fit
     target = budget.tokens * (_FIT_TARGET + 1) / 2
+    full = budget.tokens * _FIT_TARGET
     # The ratio of the lines the view will show: a spread sample of the levels up to a
     # first guess (the top lines are not like the rest: errors are denser in tokens).
     ratio = _sample_ratio(order, texts, counter, costs, max(1, level_for(target - base_tokens)))
-    for _ in range(_MAX_PROBES):
-        k = level_for(target - base_tokens)
-        ceiling = bad if bad is not None else (costs.top + 1 if costs.done else None)
-        if ceiling is not None and (k <= good[0] or k >= ceiling):
-            k = (good[0] + ceiling) // 2
-        if k <= good[0]:
-            break
-        shown, text, tokens = attempt(k)
-        if tokens is None:
-            used = counter.count(text) if len(text) <= budget.chars else budget.tokens * 2
-            bad = k
-        else:
-            good = (k, shown, text, tokens)
-            used = tokens
-            if tokens >= budget.tokens * _FIT_TARGET or (costs.done and k >= costs.top):
+    for stuck_round in range(_MAX_STUCK + 1):
+        bad: int | None = None  # a level known not to fit
+        for probe in range(_MAX_PROBES):
+            k = level_for(target - base_tokens)
+            ceiling = bad if bad is not None else (costs.top + 1 if costs.done else None)
+            if ceiling is not None and (k <= good[0] or k >= ceiling):
+                k = (good[0] + ceiling) // 2
+            if k <= good[0] and stuck_round and not probe and not costs.done:
+                k = good[0] + 1  # the line cut shorter or passed over: try the next level
+            if k <= good[0]:
                 break
-        body = used - base_tokens - costs.count[k] * marker
-        ratio = max(0.5, costs.chars[k] / max(1, body))
-        if bad is not None and bad - good[0] <= 1:
+            shown, text, tokens = attempt(k)
+            if tokens is None:
+                used = counter.count(text) if len(text) <= budget.chars else budget.tokens * 2
+                bad = k
+            else:
+                good = (k, shown, text, tokens)
+                used = tokens
+                if tokens >= full or (costs.done and k >= costs.top):
+                    break
+            body = used - base_tokens - costs.count[k] * marker
+            ratio = max(0.5, costs.chars[k] / max(1, body))
+            if bad is not None and bad - good[0] <= 1:
+                break
+        if good[3] >= full or bad is None or bad - good[0] > 1:
             break
+        # The next line in the order is what does not fit: cut it shorter within the line
+        # (or, when it is short already, pass over it) and fill on with the lines after it.
+        stuck = good[0]
+        if not texts.shorten(order[stuck]):
+            del order[stuck]
+        costs.reset(stuck)
     return good[1], good[2]
 
 
