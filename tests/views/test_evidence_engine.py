@@ -175,3 +175,20 @@ def test_a_line_that_does_not_fit_is_cut_shorter_and_the_fill_goes_on() -> None:
     assert "\tfunction Run[40]..Verify line 55: |t+0" in text
     assert len(_MARKER_RE.findall(text)) == 1  # cut within the line, the cut stated
     assert COUNTER.count(text) >= 0.9 * 600
+
+
+def test_lines_at_the_depth_of_an_error_are_not_its_continuation() -> None:
+    # A runner indents every line; the lines after an error at its own depth are the next
+    # tests, not the error's detail, and get no context weight; deeper lines are detail.
+    lines = ["$ run-tests"]
+    lines += [f"      test {i} passes: ok" for i in range(200)]
+    lines += ["      parses the config: error: unexpected token", "          at line 3 of a.cfg"]
+    lines += [f"      test {i} passes: ok" for i in range(200, 260)]
+    lines += ["Tests: 260, Failures: 1", "exit code 1"]
+    analysis = analyse("\n".join(lines) + "\n")
+    error = lines.index("      parses the config: error: unexpected token") + 1
+    assert analysis.roles[error + 1] == "context"
+    detail = analysis.priority[error + 1]
+    # Read as plain lines, the walk stops after a few; read as detail, it went on for 150.
+    after = [analysis.priority.get(ln, 0.0) for ln in range(error + 6, error + 40)]
+    assert all(p < 0.1 * detail for p in after)

@@ -924,6 +924,7 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
         origin = spreading[k]
         k += 1
         score = value = anchor[origin]
+        indent = _indent(work.texts.get(origin) or work.lines.text(origin) or "")
         plain_run = blank_run = 0
         frames: list[int] = []
         ln = origin
@@ -947,7 +948,7 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
                 value *= settings.plain_decay
                 continue
             blank_run = 0
-            if listed or is_continuation_line(nearby):
+            if listed or _continues(nearby, indent):
                 value *= settings.continuation_decay
                 plain_run = 0
                 frames.append(ln)
@@ -961,6 +962,25 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
             elif not _NOISE_RE.match(nearby):  # CI bookkeeping (`travis_time:end:`) is not context
                 work.show(ln, value, "context", nearby)
         _trace_tail(work, frames, score)
+
+
+def _indent(text: str) -> int:
+    """Columns of a line's leading blanks (a tab counts 8)."""
+    head = text[: len(text) - len(text.lstrip(" \t"))]
+    return len(head) + 7 * head.count("\t")
+
+
+def _continues(line: str, indent: int) -> bool:
+    """Whether a line continues a report whose first line is indented `indent` columns.
+
+    A stack frame, a diff line, a caret, `Caused by:` continue a report wherever they stand;
+    a line that is only indented continues it when it is indented deeper than the report
+    (in output that indents everything, the next line at the same depth is the next
+    report).
+    """
+    if not is_continuation_line(line):
+        return False
+    return _indent(line) > indent or is_continuation_line(line.lstrip(" \t"))
 
 
 def _trace_tail(work: _Work, frames: list[int], score: float) -> None:
