@@ -466,8 +466,11 @@ def fit_windows(
             ceiling = bad if bad is not None else (costs.top + 1 if costs.done else None)
             if ceiling is not None and (k <= good[0] or k >= ceiling):
                 k = (good[0] + ceiling) // 2
-            if k <= good[0] and stuck_round and not probe and not costs.done:
-                k = good[0] + 1  # the line cut shorter or passed over: try the next level
+            if k <= good[0] and stuck_round and not probe:
+                # The line was cut shorter or passed over: try the next level, if any.
+                costs.reach(costs.chars[good[0]] + 1)
+                if costs.top > good[0]:
+                    k = good[0] + 1
             if k <= good[0]:
                 break
             shown, text, tokens = attempt(k)

@@ -337,12 +337,6 @@ class CommandView(ResultViewBuilder):
     ) -> ResultView:
         omitted = omitted_line_ranges(analysis, shown)
         observations: list[str] = []
-        first = analysis.first_error
-        if first is not None and shown and not any(w.holds(first) for w in shown):
-            observations.append(
-                f"The first error line (line {first:,}) is not shown; the first error is "
-                "often the cause of later ones."
-            )
         return ResultView(
             kind=self.kind,
             summary=dict(summary),
@@ -502,7 +496,10 @@ def finish_line_layout(
         omitted_text = f"{omitted_text}; {extra}" if omitted_text else extra
     refs: list[tuple[str, Reference | str]] = []
     summary = view.summary
-    for key, label in (("first_error", "First error"), ("last_error", "Last error")):
+    for key, label in (
+        ("first_error", "First error (often the cause of the others)"),
+        ("last_error", "Last error"),
+    ):
         line = summary.get(key)
         visible = isinstance(line, int) and any(w.holds(line) for w in shown)
         if key in view.references and not visible:
