@@ -133,6 +133,8 @@ def test_huge_input_keeps_the_middle_error_with_its_frames() -> None:
         ("An exception occurred while parsing the manifest", SALIENCE_ERROR),
         ("lib/a.js:0:0: Parsing error: Unexpected token", SALIENCE_ITEM),
         ("Failing due to -Werror.", SALIENCE_STRONG),
+        ("Failure:", SALIENCE_STRONG),  # labelled like `Error:` (minitest's report header)
+        ("Failure: expected 3, got 4", SALIENCE_STRONG),
         ("cc1: all warnings being treated as errors", SALIENCE_STRONG),
         ("Tests: 12, Assertions: 30, Failures: 2.", SALIENCE_SUMMARY),
         ("OK, but incomplete, skipped, or risky tests!", SALIENCE_DETAIL),

@@ -247,7 +247,7 @@ _BENIGN_RE = re.compile(
 # line or the message (after `path:line:col: ` or `[tag] `) and ends in a colon, or it is
 # shouted (searched in the lower-cased line; `_SHOUTED_RE` in the line as printed).
 _LABEL_RE = re.compile(
-    r"^\s{0,40}[^\w\s]{0,4}(?:error|fatal|panic|exception|err)\b"
+    r"^\s{0,40}[^\w\s]{0,4}(?:error|fatal|panic|exception|err|failure)\b"
     r"|[:\]]\s{0,4}(?:error|fatal|panic|exception)(?:\[\w{1,12}\])?:"
     r"|\btraceback\b|\bsegmentation fault|\bcore dumped|\bpanicked at\b"
 )
