@@ -181,3 +181,30 @@ def test_past_the_end_says_so() -> None:
     )
     assert "only 10 lines" in out.content
     assert "next" not in out.view.references
+
+
+def test_the_same_fetch_shows_the_same_page_whatever_the_nonce() -> None:
+    # The fence's nonce is random; which lines fit a budget must not depend on how it
+    # happens to tokenize (a model that fetches the same reference twice gets the same page).
+    text = "".join(
+        f"step {i}: compiled module_{i * 7919 % 1000} in {i % 13}.{i % 7}s\n" for i in range(400)
+    )
+    lines = _count_lines(text)
+    for tokens in range(90, 260, 7):
+        budget = Budget(tokens=tokens, chars=tokens * 6)
+        ref = Reference(RID, "text", start_line=1, end_line=lines)
+        ctx = ViewContext(budget=budget, counter=COUNTER, reference=ref.base())
+        shown = {
+            render_text_slice(
+                text,
+                kind="text",
+                reference=ref,
+                slice_start_line=1,
+                slice_offset=0,
+                record_size=len(text),
+                record_lines=lines,
+                ctx=ctx,
+            ).view.summary["end_offset"]
+            for _ in range(12)
+        }
+        assert len(shown) == 1, (tokens, shown)

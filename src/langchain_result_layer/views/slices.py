@@ -37,6 +37,7 @@ from langchain_result_layer.core.normalize import safe_cut
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views._layout import equal_cost_fence
 from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
 from langchain_result_layer.views.base import Rendered, SliceRequest, ViewContext
 from langchain_result_layer.views.registry import get_view
@@ -569,7 +570,7 @@ def render_text_slice(
 
 def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
     ctx = frame.ctx
-    fence = Fence.for_content("")
+    fence = equal_cost_fence(ctx.counter, "")
     if request.start_line is not None and request.start_line > frame.record_lines:
         what = (
             f"nothing: the result has only {plural(frame.record_lines, 'line')}"
@@ -633,7 +634,7 @@ def _render_lines(
         data = "".join(lines[:wanted])
     complete = ahead[:wanted]
     display, replaced = display_safe(data)
-    fence = Fence.for_content(display)
+    fence = equal_cost_fence(ctx.counter, display)
     prefix = [0]
     for ln in complete:
         prefix.append(prefix[-1] + len(ln))
@@ -794,7 +795,7 @@ def _render_chars(
     req_hi = min(req_hi, frame.record_size)
     span = max(1, req_hi - req_lo)
     display, replaced = display_safe(data)
-    fence = Fence.for_content(display)
+    fence = equal_cost_fence(ctx.counter, display)
 
     def cut(m: int) -> int:
         return max(1, safe_cut(data, m)) if m < len(data) else m
@@ -864,7 +865,7 @@ def _render_binary(
     else:
         req_hi = slice_offset + len(data)
     dump = hex_dump(data, offset=slice_offset)
-    fence = Fence.for_content(dump)
+    fence = equal_cost_fence(ctx.counter, dump)
     row_len = len(dump) // max(1, -(-len(data) // _HEX_WIDTH))
     rows = -(-len(data) // _HEX_WIDTH)
 
