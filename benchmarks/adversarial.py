@@ -8,9 +8,10 @@ Shapes (all built here, no corpus needed):
   runs of the characters that made the package's patterns backtrack. Target: <= 1 s each.
 - **odd objects** (item 6): an object whose `repr` raises, an int over 4,300 digits, an
   infinite generator, a structure shared 2**80 times, through the pipeline. Target: <= 2 s.
-- **bounded cost** (item 8): 5,000,000 empty objects, 1,000,000 keys, a 300 MB string,
-  a 1,000,000-deep nesting, through `process_tool_message`; peak extra memory (tracemalloc,
-  separate run) as a multiple of the input. Target: <= 2 s and <= 2x.
+- **bounded cost** (item 8): 5,000,000 empty objects, 1,000,000 keys, a 1,000,000-deep
+  nesting, through `process_tool_message`; peak extra memory (tracemalloc, separate run) as a
+  multiple of the input. Target: <= 2 s and <= 2x. (The same shapes at 300 MB, a 300 MB
+  string and 300 MB of real logs: `python -m benchmarks throughput`.)
 - **`?path=` fetches** on a 66 MB JSON record (900,000 elements): a malformed path, the
   first page, a late page, one element. Peak memory as a multiple of the record.
 - **quota check** of the LangGraph-store adapter: time per put at 100 and 4,000 records.
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import BenchResult, Table, timed
-from benchmarks.throughput import _peak
+from benchmarks.throughput import _keys_object, _peak
 
 MB = 1_000_000
 
@@ -87,14 +88,16 @@ def odd_objects() -> dict[str, Callable[[], Any]]:
 
 
 def cost_shapes(scale: float) -> dict[str, Callable[[], str]]:
-    """JSON bombs and a huge string (item 8), scaled by `scale` (1.0: the issue's sizes)."""
+    """The JSON bombs of issue 12 item 8 at its sizes (`scale` 1.0).
+
+    The same shapes at 300 MB, with a 300 MB string and real logs, are measured by
+    `python -m benchmarks throughput` (`bounded_cost`).
+    """
     n_objects = int(5_000_000 * scale)
-    n_keys = int(1_000_000 * scale)
     depth = int(1_000_000 * scale)
     return {
         f"{n_objects:,} empty objects": lambda: "[" + "{}," * (n_objects - 1) + "{}]",
-        f"{n_keys:,} keys": lambda: "{" + ",".join(f'"k{i}":0' for i in range(n_keys)) + "}",
-        f"{int(300 * scale)} MB string": lambda: "x" * int(300 * MB * scale),
+        f"{int(1_000_000 * scale):,} keys": lambda: _keys_object(int(1_000_000 * scale)),
         f"{depth:,}-deep nesting": lambda: "[" * depth + "]" * depth,
     }
 
@@ -131,6 +134,40 @@ def _regex_table(quick: bool) -> tuple[Table, dict[str, Any]]:
         shown = len(str(_through(layer, text).content))
         table.rows.append([name, len(text), seconds, shown, "<= 1 s"])
         data[name] = seconds
+    return table, data
+
+
+_FORCED_KINDS = ("text", "log", "command", "rows", "json")
+
+
+def _forced_views_table(quick: bool) -> tuple[Table, dict[str, Any]]:
+    """Each regex-DoS shape through each view, forced with `ToolPolicy(kind=...)`."""
+    from langchain_core.messages import ToolMessage
+
+    from langchain_result_layer import ResultLayer
+    from langchain_result_layer.config import ToolPolicy
+
+    size = 50_000 if quick else MB
+    table = Table(
+        f"Regex-DoS shapes through each view forced by ToolPolicy(kind=...) ({size:,} chars, "
+        "128k window; seconds, best of 3; target <= 1 s)",
+        ["shape", *_FORCED_KINDS],
+    )
+    layers = {}
+    for kind in _FORCED_KINDS:
+        layer = ResultLayer(
+            context_window=128_000, store="memory", tool_policies={"t": ToolPolicy(kind=kind)}
+        )
+        layer.process_tool_message(ToolMessage(content="warm up", tool_call_id="w", name="t"))
+        layers[kind] = layer
+    data: dict[str, Any] = {}
+    for name, text in regex_shapes(size).items():
+        row: list[Any] = [name]
+        for kind, layer in layers.items():
+            seconds = _best(lambda t=text, lay=layer: _through(lay, t), 1 if quick else 3)
+            row.append(seconds)
+            data[f"{name} / {kind}"] = seconds
+        table.rows.append(row)
     return table, data
 
 
@@ -247,7 +284,14 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     """Time (and memory) of every adversarial shape (see the module docstring)."""
     del corpus  # every input is built here
     result = BenchResult(name="adversarial")
-    for build in (_regex_table, _odd_table, _cost_table, _fetch_table, _quota_table):
+    for build in (
+        _regex_table,
+        _forced_views_table,
+        _odd_table,
+        _cost_table,
+        _fetch_table,
+        _quota_table,
+    ):
         table, data = build(quick)
         result.tables.append(table)
         result.data[table.title] = data

@@ -22,7 +22,14 @@ characters):
   head slice of `4 * budget` characters, and exact tiktoken over the whole input plus a
   token slice; with how far the naive slice overshoots the budget under the exact counter.
 
-Run: `python -m benchmarks.throughput` (`--quick` for the 1 MB smoke run).
+Last, bounded cost (issue 12 item 8): 300 MB inputs that are cheap to build and costly to
+show (one line of `x`, 100-character lines, JSON bombs: empty objects, distinct keys, deep
+nesting; real build logs) through `process_tool_message` with the default configuration:
+one timed run and one tracemalloc run each (peak extra memory as a multiple of the input).
+Target: <= 2 s and <= 2x.
+
+Run: `python -m benchmarks.throughput` (`--quick` for the 1 MB smoke run;
+`--cost-only 300` for the bounded-cost shapes alone).
 """
 
 from __future__ import annotations
@@ -250,6 +257,94 @@ def _layer_path(corpus: Path, sizes: list[int], quick: bool) -> tuple[list[Table
     return [table, per_log], data
 
 
+# --------------------------------------------------------------------------- bounded cost
+
+
+def _keys_object(n_keys: int) -> str:
+    """`{"k0":0,"k1":0,...}` with `n_keys` distinct keys, built in chunks (no huge list)."""
+    chunks = [
+        ",".join(f'"k{j}":0' for j in range(i, min(i + 100_000, n_keys)))
+        for i in range(0, n_keys, 100_000)
+    ]
+    return "{" + ",".join(chunks) + "}"
+
+
+def cost_shapes(size: int, corpus: Path | None) -> dict[str, Callable[[], str]]:
+    """Inputs of about `size` characters that are cheap to build and costly to show.
+
+    A single line of `x` (the worst character for the evidence engine's keyword search),
+    100-character lines, JSON bombs (empty objects, distinct keys, deep nesting) and, with a
+    corpus, real build logs repeated.
+    """
+    shapes: dict[str, Callable[[], str]] = {
+        "one line of 'x'": lambda: "x" * size,
+        "100-char lines": lambda: ("y" * 99 + "\n") * (size // 100),
+        "empty objects [{},{},...]": lambda: "[" + "{}," * (size // 3 - 1) + "{}]",
+        'distinct keys {"k0":0,...}': lambda: _keys_object(size // 13),
+        "deep nesting [[[...]]]": lambda: "[" * (size // 2) + "]" * (size // 2),
+    }
+    if corpus is not None:
+        shapes["real build logs"] = lambda: concatenated_build_logs(corpus, size)
+    return shapes
+
+
+def bounded_cost(sizes: list[int], corpus: Path | None) -> tuple[Table, dict[str, Any]]:
+    """Time and peak extra memory of each cost shape through `process_tool_message`.
+
+    Default configuration (`ResultLayer(context_window=128_000)`: in-memory store, exact
+    counter). One timed run and one tracemalloc run per input (they are large and the machine
+    is shared); the input string itself is not counted in the peak.
+    """
+    from langchain_core.messages import ToolMessage
+
+    from langchain_result_layer import ResultLayer
+
+    table = Table(
+        "Bounded cost: process_tool_message on large inputs (default configuration; "
+        "target <= 2 s and <= 2x the input in extra memory)",
+        ["input", "MB", "seconds", "peak extra MB", "peak / input", "view kind", "view chars"],
+    )
+    data: dict[str, Any] = {}
+    ids = itertools.count()
+
+    def fresh_layer() -> ResultLayer:  # a new store for each input: no records kept between
+        layer = ResultLayer(context_window=128_000)
+        layer.process_tool_message(ToolMessage(content="warm up", tool_call_id="w", name="t"))
+        return layer
+
+    def once(layer: ResultLayer, text: str) -> ToolMessage:
+        msg = ToolMessage(content=text, tool_call_id=f"cost_{next(ids)}", name="shell")
+        return layer.process_tool_message(msg)
+
+    for size in sizes:
+        for name, build in cost_shapes(size, corpus).items():
+            text = build()
+            layer = fresh_layer()
+            gc.collect()
+            start = time.perf_counter()
+            out = once(layer, text)
+            seconds = time.perf_counter() - start
+            kind = out.response_metadata["result_layer"].get("kind")
+            shown = len(str(out.content))
+            del out, layer
+            layer = fresh_layer()
+            peak = _peak(lambda layer=layer, t=text: once(layer, t))
+            del layer
+            label = f"{name}, {size // MB} MB"
+            table.rows.append(
+                [label, len(text) / MB, seconds, peak / MB, peak / len(text), kind, shown]
+            )
+            data[label] = {
+                "chars": len(text),
+                "seconds": seconds,
+                "peak_bytes": peak,
+                "peak_ratio": peak / len(text),
+                "view_kind": kind,
+            }
+            del text
+    return table, data
+
+
 def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     """Measure MB/s and peak memory per size (see the module docstring)."""
     from langchain_result_layer.core.tokens import TiktokenCounter
@@ -347,7 +442,9 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         data[label] = row_data
         del raw
     result.tables += [table, baselines]
-    result.data = {"per_result_path": layer_data, **data}
+    cost_table, cost_data = bounded_cost([3 * MB] if quick else [300 * MB], corpus)
+    result.tables.append(cost_table)
+    result.data = {"per_result_path": layer_data, **data, "bounded_cost": cost_data}
     result.notes += [
         "MB = 10^6 bytes of UTF-8. The per-result path's input: the corpus's labelled build "
         "logs concatenated and repeated; every time is the minimum of repeated runs on a "
@@ -373,7 +470,18 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=None)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--cost-only",
+        type=int,
+        metavar="MB",
+        help="only the bounded-cost shapes, at this size in MB (e.g. 300)",
+    )
     args = parser.parse_args()
-    res = run(corpus=corpus_path(args.corpus), quick=args.quick)
+    if args.cost_only:
+        cost, cost_data = bounded_cost([args.cost_only * MB], corpus_path(args.corpus))
+        res = BenchResult(name=f"throughput_cost_{args.cost_only}mb", tables=[cost])
+        res.data = cost_data
+    else:
+        res = run(corpus=corpus_path(args.corpus), quick=args.quick)
     print(res.render())
     print(f"written to {res.write_json()}")
