@@ -63,10 +63,11 @@ def _chunks(corpus: Path | None, size: int, count: int) -> list[str]:
         ]
     pool = "\n".join(texts)
     out = []
-    pos = 0
+    pos = shift = 0
     for _ in range(count):
-        if pos + size > len(pool):
-            pos = 0
+        if pos + size > len(pool):  # wrap with a shift: every result is a text of its own
+            shift += 997
+            pos = shift % max(1, len(pool) - size)
         out.append(pool[pos : pos + size])
         pos += size
     return out
@@ -82,11 +83,12 @@ def _turn(k: int, text: str) -> list[BaseMessage]:
 
 
 def conversation(
-    corpus: Path | None, *, messages: int, chars: int
+    corpus: Path | None, *, messages: int, chars: int, new_results: int = 64
 ) -> tuple[list[BaseMessage], list[str]]:
+    """The conversation and `new_results` further results (all distinct texts)."""
     turns = (messages - 1) // 2
     size = chars // max(1, turns)
-    texts = _chunks(corpus, size, turns + 64)
+    texts = _chunks(corpus, size, turns + new_results)
     msgs: list[BaseMessage] = [HumanMessage("Why did last night's build fail?", id="human-0")]
     for k in range(turns):
         msgs.extend(_turn(k, texts[k]))
@@ -178,9 +180,9 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     corpus = corpus or corpus_path()
     messages = 101 if quick else 501
     chars = 400_000 if quick else 4_000_000
-    base, extra = conversation(corpus, messages=messages, chars=chars)
-    size_mb = sum(len(str(m.content)) for m in base) / 1e6
     calls_ours = 20 if quick else 200
+    base, extra = conversation(corpus, messages=messages, chars=chars, new_results=calls_ours)
+    size_mb = sum(len(str(m.content)) for m in base) / 1e6
     calls_ce_approx = 3 if quick else 20
     calls_ce_exact = 1 if quick else 3
     with warnings.catch_warnings():

@@ -279,11 +279,23 @@ def compact_json(value: Any) -> str:
     return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
 
 
+_HEADLINE_CHARS = 160
+"""Characters of a raw result's first non-blank line kept as its placeholder headline."""
+
+
 def _headline_from_text(text: str) -> str:
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped:
-            return stripped[:160]
+    # Only the first non-blank line is needed: scan for it instead of splitting the whole
+    # text (a raw result can be megabytes; this runs for every new one).
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        for line in text[start : end if stop < 0 else stop].splitlines():  # \r, \u2028, ...
+            stripped = line.strip()
+            if stripped:
+                return stripped[:_HEADLINE_CHARS]
+        if stop < 0:
+            break
+        start = stop + 1
     return ""
 
 
@@ -325,6 +337,7 @@ class RequestCounter:
         self._by_key: dict[tuple[Any, ...], MessageInfo] = {}
         self._text: dict[tuple[int, int], int] = {}
         self._tools: dict[int, tuple[Any, int]] = {}
+        self._requests: dict[Scope, _Request] = {}
         self._lock = threading.Lock()
         self.misses = 0
         """How many messages were counted or bounded (not served from a cache)."""
@@ -720,8 +733,82 @@ class RequestCounter:
         Returns:
             Their infos.
         """
+        memo = self._requests.get(scope)
+        reused = _common_prefix(messages, memo, exact=exact) if memo is not None else 0
         info = self.info
-        return [info(m, scope, exact=exact) for m in messages]
+        infos = memo.infos[:reused] if memo is not None else []
+        infos.extend(info(m, scope, exact=exact) for m in messages[reused:])
+        request = _Request.of(messages, infos, memo, reused)
+        with self._lock:
+            if scope not in self._requests and len(self._requests) >= _MAX_REQUESTS:
+                self._requests.pop(next(iter(self._requests)), None)
+            self._requests[scope] = request
+        return infos
+
+
+_MAX_REQUESTS = 256
+"""Scopes whose last request `RequestCounter.infos` remembers (the oldest goes first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """The messages of a scope's last request and their infos (the prefix memo).
+
+    A guard call sees the previous call's messages again, plus a few new ones; comparing
+    object identities (message, content, tool calls) is cheaper than a cache lookup per
+    message. The strong references are those the counting cache holds anyway (contents).
+    """
+
+    messages: tuple[BaseMessage, ...]
+    contents: tuple[Any, ...]
+    calls: tuple[Any, ...]
+    infos: list[MessageInfo]
+
+    @classmethod
+    def of(
+        cls,
+        messages: Sequence[BaseMessage],
+        infos: list[MessageInfo],
+        previous: _Request | None = None,
+        reused: int = 0,
+    ) -> _Request:
+        """The memo of `messages`, whose first `reused` are those of `previous`."""
+        new = messages[reused:]
+        if previous is None or reused == 0:
+            previous, reused = _EMPTY_REQUEST, 0
+        elif not new and reused == len(previous.messages):
+            return cls(previous.messages, previous.contents, previous.calls, infos)
+        return cls(
+            messages=previous.messages[:reused] + tuple(new),
+            contents=previous.contents[:reused] + tuple(m.content for m in new),
+            calls=previous.calls[:reused] + tuple(_calls_of(m) for m in new),
+            infos=infos,
+        )
+
+
+_EMPTY_REQUEST = _Request(messages=(), contents=(), calls=(), infos=[])
+
+
+def _calls_of(message: BaseMessage) -> Any:
+    return message.tool_calls if isinstance(message, AIMessage) else None
+
+
+def _common_prefix(messages: Sequence[BaseMessage], memo: _Request, *, exact: bool) -> int:
+    """How many leading messages are the very objects (and contents) of the memo's request."""
+    limit = min(len(messages), len(memo.messages))
+    known, contents, calls, infos = memo.messages, memo.contents, memo.calls, memo.infos
+    n = 0
+    while n < limit:
+        message = messages[n]
+        if (
+            message is not known[n]
+            or message.content is not contents[n]
+            or (calls[n] is not None and message.tool_calls is not calls[n])  # type: ignore[attr-defined]
+            or (exact and not infos[n].exact)
+        ):
+            break
+        n += 1
+    return n
 
 
 def parallel_calls(messages: Any, tool_call_id: str | None) -> int:

@@ -41,24 +41,32 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import time
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 
 from langchain_result_layer.adapters._decisions import DecisionMemory
 from langchain_result_layer.adapters._graph_node import GraphNode, graph_store
+from langchain_result_layer.adapters._guard_run import (
+    GuardResult,
+    GuardRun,
+    merge_replacements,
+    messages_of,
+)
+from langchain_result_layer.adapters._guard_shrinking import shrink_jobs
+from langchain_result_layer.adapters._guard_storing import (
+    reference_for,
+    results_to_store,
+    store_result,
+)
 from langchain_result_layer.adapters._markers import raw_marker
 from langchain_result_layer.adapters._messages import (
     REQUEST_OVERHEAD,
-    MessageInfo,
     RequestCounter,
     Scope,
     scope_of,
@@ -68,14 +76,11 @@ from langchain_result_layer.adapters._placeholders import (
     expired_placeholder,
     make_placeholder,
 )
+from langchain_result_layer.adapters._sans_io import Steps, adrive, drive
 from langchain_result_layer.config import GuardSettings
-from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
 from langchain_result_layer.core.guard import ClearingPlan, GuardLimits, plan_clearing
-from langchain_result_layer.core.jsonable import to_json_text
-from langchain_result_layer.core.reference import Reference, new_record_id
 from langchain_result_layer.errors import ContextBudgetExceeded
-from langchain_result_layer.pipeline import ProcessOutcome, ResultPipeline
-from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
+from langchain_result_layer.stores.base import Principal
 
 if TYPE_CHECKING:
     from langchain_result_layer.layer import ResultLayer
@@ -89,11 +94,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-_KEPT_FLOOR = 4 * MIN_RESULT_TOKENS
-"""Fewest tokens a kept result is shrunk to while clearing."""
-_KEPT_STEP = 128
-"""Kept results are shrunk to a multiple of this many tokens."""
 
 
 class ContextBudgetWarning(UserWarning):
@@ -121,144 +121,6 @@ def request_counter_for(layer: ResultLayer) -> RequestCounter:
         ```
     """
     return layer.request_counter
-
-
-@dataclass(slots=True)
-class GuardResult:
-    """What one guard run did.
-
-    Attributes:
-        messages: The messages to send to the model (edited where the guard cleared).
-        replacements: Same-id replacements to write back to state (empty: nothing changed).
-        tokens_before: Request tokens before the guard ran.
-        tokens_after: Request tokens of `messages` (recounted exactly).
-        window: The context window.
-        trigger: Tokens above which the guard clears.
-        target: Tokens the guard clears down to.
-        cleared: Ids of tool results replaced by placeholders in this run.
-        cleared_inputs: Ids of tool calls whose arguments were cleared in this run.
-        stored: Ids of results the guard stored itself (they had no reference).
-        unsaved: Ids of results cleared although they could not be saved.
-        kept_unsaved: Ids of results kept because they could not be saved.
-        relaxed: Ids of recent results cleared only to fit the window.
-        shrunk: Ids of unseen results rendered again with a smaller budget to fit.
-        shrunk_kept: Ids of seen results among the last `keep_last` rendered again smaller
-            while clearing, so that the clearing reaches the target.
-        overhead: Tokens of the request outside the messages (system prompt, tool schemas,
-            framing, `reserve_tokens`).
-        overflow: Whether the request still exceeds the window.
-
-    Example:
-        ```python
-        result = guard.guard(messages)
-        assert result.tokens_after <= result.window
-        ```
-    """
-
-    messages: list[BaseMessage]
-    replacements: list[BaseMessage] = field(default_factory=list)
-    tokens_before: int = 0
-    tokens_after: int = 0
-    window: int = 0
-    trigger: int = 0
-    target: int = 0
-    cleared: list[str] = field(default_factory=list)
-    cleared_inputs: list[str] = field(default_factory=list)
-    stored: list[str] = field(default_factory=list)
-    unsaved: list[str] = field(default_factory=list)
-    kept_unsaved: list[str] = field(default_factory=list)
-    relaxed: list[str] = field(default_factory=list)
-    shrunk: list[str] = field(default_factory=list)
-    shrunk_kept: list[str] = field(default_factory=list)
-    overhead: int = 0
-    overflow: bool = False
-
-    @property
-    def changed(self) -> bool:
-        """Whether any message was edited."""
-        return bool(self.replacements)
-
-
-@dataclass(slots=True)
-class _Run:
-    """State of one guard run (shared by the sync and async paths)."""
-
-    messages: list[BaseMessage]
-    infos: list[MessageInfo]
-    overhead: int
-    limits: GuardLimits
-    principal: Principal
-    state: list[BaseMessage]
-    """The messages as they are in graph state (before recalled decisions are applied)."""
-    scope: Scope
-    store: ResultStore | None
-    pipeline: ResultPipeline
-    refs: dict[int, str] = field(default_factory=dict)
-    expires: dict[int, float | None] = field(default_factory=dict)
-    pending: dict[int, Reference] = field(default_factory=dict)
-    stored: set[int] = field(default_factory=set)
-    unsaved: dict[int, str] = field(default_factory=dict)
-    placeholders: dict[int, ToolMessage] = field(default_factory=dict)
-    plan: ClearingPlan | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _ShrinkJob:
-    """One unseen result to render again with a smaller budget."""
-
-    index: int
-    message: ToolMessage
-    record_id: str | None
-    budget: Budget
-    principal: Principal
-
-    def rerender_kwargs(self, record: Any) -> dict[str, Any]:
-        return {
-            "record": record,
-            "tool_name": self.message.name,
-            "status": self.message.status,
-            "budget": self.budget,
-        }
-
-    def process_kwargs(self) -> dict[str, Any]:
-        return {
-            "tool_name": self.message.name,
-            "status": self.message.status,
-            "tool_call_id": self.message.tool_call_id,
-            "principal": self.principal,
-            "budget": self.budget,
-        }
-
-
-def _merge(result: GuardResult, new: Mapping[int, ToolMessage]) -> None:
-    """Put same-id replacements into the request and the state update (replacing earlier ones)."""
-    by_id = {m.id: k for k, m in enumerate(result.replacements)}
-    for i, message in new.items():
-        result.messages[i] = message
-        k = by_id.get(message.id)
-        if k is None:
-            result.replacements.append(message)
-        else:
-            result.replacements[k] = message
-
-
-def _messages_of(state: Any, key: str) -> list[BaseMessage]:
-    if isinstance(state, list):
-        raw: Any = state
-    elif isinstance(state, Mapping):
-        if key not in state:
-            msg = f"budget guard: state has no {key!r} key"
-            raise ValueError(msg)
-        raw = state[key]
-    else:
-        raw = getattr(state, key, None)
-        if raw is None:
-            msg = f"budget guard: state has no {key!r} attribute"
-            raise ValueError(msg)
-    messages = list(raw)
-    if all(isinstance(m, BaseMessage) for m in messages):
-        return messages
-    return list(convert_to_messages(messages))
 
 
 class BudgetGuard(GraphNode):
@@ -394,7 +256,7 @@ class BudgetGuard(GraphNode):
         system: str | BaseMessage | None,
         tools: Sequence[Any] | None,
         store: object,
-    ) -> tuple[_Run, int]:
+    ) -> tuple[GuardRun, int]:
         principal = self._principal(config)
         scope = scope_of(principal)
         state = list(messages)
@@ -402,7 +264,7 @@ class BudgetGuard(GraphNode):
         resolved = self.layer.store_for(graph_store() if store is _GRAPH else store, config)
         infos = self.counter.infos(msgs, scope, exact=False)
         overhead = self.overhead(system=system, tools=tools)
-        run = _Run(
+        run = GuardRun(
             messages=msgs,
             infos=infos,
             overhead=overhead,
@@ -423,23 +285,9 @@ class BudgetGuard(GraphNode):
     def _exact(self, messages: list[BaseMessage], scope: Scope) -> int:
         return sum(info.record.tokens for info in self.counter.infos(messages, scope))
 
-    def _ref_for(self, run: _Run, i: int) -> str | None:
-        if i in run.refs:
-            return run.refs[i]
-        if run.infos[i].ref is not None:
-            return run.infos[i].ref
-        if i in run.unsaved:
-            return None
-        pending = run.pending.get(i)
-        if pending is None:
-            kind = run.infos[i].kind if run.infos[i].kind in ("text", "json") else "text"
-            pending = Reference(record_id=new_record_id(), kind=kind or "text")
-            run.pending[i] = pending
-        return str(pending)
-
-    def _placeholder(self, run: _Run, i: int) -> ToolMessage:
+    def _placeholder(self, run: GuardRun, i: int) -> ToolMessage:
         cached = run.placeholders.get(i)
-        ref = self._ref_for(run, i)
+        ref = reference_for(run, i)
         if cached is not None and raw_marker(cached).get("ref") == ref:
             return cached
         message = run.messages[i]
@@ -461,7 +309,7 @@ class BudgetGuard(GraphNode):
         run.placeholders[i] = placeholder
         return placeholder
 
-    def _plan(self, run: _Run) -> ClearingPlan:
+    def _plan(self, run: GuardRun) -> ClearingPlan:
         def placeholder_tokens(i: int) -> int:
             return self.counter.message_tokens(self._placeholder(run, i), run.scope)
 
@@ -484,77 +332,7 @@ class BudgetGuard(GraphNode):
         run.plan = plan
         return plan
 
-    def _to_store(self, run: _Run, plan: ClearingPlan) -> list[int]:
-        return [
-            i
-            for i in plan.clear
-            if i not in run.refs
-            and run.infos[i].ref is None
-            and i not in run.unsaved
-            and i not in run.stored
-        ]
-
-    def _store_args(self, run: _Run, i: int) -> tuple[str, dict[str, Any]]:
-        message = run.messages[i]
-        assert isinstance(message, ToolMessage)
-        content = message.content
-        data = content if isinstance(content, str) else to_json_text(content)
-        reference = run.pending[i]
-        kwargs: dict[str, Any] = {
-            "principal": run.principal,
-            "kind": reference.kind,
-            "tool_name": message.name,
-            "tool_call_id": message.tool_call_id,
-            "ttl_seconds": self.layer.pipeline.ttl_seconds,
-            "record_id": reference.record_id,
-            "extra": {"stored_by": "budget_guard"},
-        }
-        return data, kwargs
-
-    @staticmethod
-    def _claimed_record(run: _Run, i: int) -> str | None:
-        """The record id an unverified marker names (a marker of another process or key)."""
-        message = run.messages[i]
-        marker = raw_marker(message)
-        record_id = marker.get("record_id")
-        if run.infos[i].processed or not isinstance(record_id, str) or not record_id:
-            return None
-        return record_id
-
-    @staticmethod
-    def _owns(run: _Run, i: int, meta: RecordMeta) -> bool:
-        """Whether a stored record is the layer's own record of this very tool call."""
-        message = run.messages[i]
-        return bool(meta.tool_call_id) and meta.tool_call_id == getattr(
-            message, "tool_call_id", None
-        )
-
-    def _stored(self, run: _Run, i: int, meta: RecordMeta) -> None:
-        reference = run.pending.pop(i, None)
-        kind = reference.kind if reference is not None else meta.kind
-        ref = str(Reference(record_id=meta.record_id, kind=kind))
-        run.refs[i] = ref
-        run.expires[i] = meta.expires_at
-        run.stored.add(i)
-        run.placeholders.pop(i, None)
-
-    def _adopted(self, run: _Run, i: int, meta: RecordMeta) -> None:
-        """Use the store's record of this tool call instead of storing the result again."""
-        run.pending.pop(i, None)
-        run.refs[i] = str(Reference(record_id=meta.record_id, kind=meta.kind))
-        run.expires[i] = meta.expires_at
-        run.placeholders.pop(i, None)
-
-    def _failed(self, run: _Run, i: int, exc: BaseException) -> None:
-        logger.warning("budget guard could not store a result before clearing it: %s", exc)
-        run.pending.pop(i, None)
-        run.placeholders.pop(i, None)
-        if run.store is None:
-            run.unsaved[i] = "no result store is configured"
-        else:
-            run.unsaved[i] = f"result store unavailable: {type(exc).__name__}: {exc}"[:200]
-
-    def _finish(self, run: _Run, plan: ClearingPlan) -> GuardResult:
+    def _finish(self, run: GuardRun, plan: ClearingPlan) -> GuardResult:
         edited = list(run.messages)
         originals: list[BaseMessage] = []
         replacements: list[BaseMessage] = []
@@ -626,12 +404,12 @@ class BudgetGuard(GraphNode):
                 f"Sending a request of {result.tokens_after:,} tokens over the "
                 f"{result.window:,}-token window: {detail}",
                 ContextBudgetWarning,
-                stacklevel=3,
+                stacklevel=_WARN_STACKLEVEL,
             )
             return
         raise ContextBudgetExceeded(tokens=result.tokens_after, limit=result.window, detail=detail)
 
-    def _noop(self, run: _Run, total: int) -> GuardResult:
+    def _noop(self, run: GuardRun, total: int) -> GuardResult:
         return GuardResult(
             messages=run.messages,
             overhead=run.overhead,
@@ -642,13 +420,16 @@ class BudgetGuard(GraphNode):
             target=run.limits.target,
         )
 
-    def _expire(self, run: _Run, result: GuardResult) -> None:
+    def _expire(self, run: GuardRun, result: GuardResult) -> None:
         """Rewrite placeholders whose stored copy has expired (they say so, once)."""
         now = time.time()
         found: dict[int, ToolMessage] = {}
-        for i, info in enumerate(run.infos):
-            if not info.record.cleared or info.expires_at is None or info.expires_at > now:
-                continue
+        expired = [
+            i
+            for i, info in enumerate(run.infos)
+            if info.record.cleared and info.expires_at is not None and info.expires_at <= now
+        ]
+        for i in expired:
             message = result.messages[i]
             if not isinstance(message, ToolMessage):
                 continue
@@ -667,183 +448,93 @@ class BudgetGuard(GraphNode):
         if not found:
             return
         originals = [run.state[i] for i in found]
-        _merge(result, found)
+        merge_replacements(result, found)
         if self.non_destructive:
             self.decisions.remember(run.principal, originals, list(found.values()))
         result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
         result.overflow = result.tokens_after > run.limits.window
 
-    # ------------------------------------------------------------------ shrinking unseen results
+    # ------------------------------------------------------------------ shrinking
 
-    def _unseen(self, messages: list[BaseMessage], scope: Scope) -> list[int]:
-        last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
-        return [
-            i
-            for i in range(last_ai + 1, len(messages))
-            if isinstance(messages[i], ToolMessage)
-            and not self.counter.info(messages[i], scope).record.cleared
-        ]
+    def _shrink(self, run: GuardRun, result: GuardResult, *, kept: bool = False) -> Steps[None]:
+        """Render results again with smaller budgets (see `_guard_shrinking`).
 
-    def _shrink_targets(self, run: _Run, result: GuardResult) -> tuple[list[int], int]:
-        """Unseen results to render again, and the token share each may keep."""
-        unseen = self._unseen(result.messages, run.scope)
-        if not unseen:
-            return [], 0
-        tokens = [info.record.tokens for info in self.counter.infos(result.messages, run.scope)]
-        rest = result.tokens_after - sum(tokens[i] for i in unseen)
-        room = 32 * len(unseen)
-        goal = run.limits.trigger
-        if rest + room + len(unseen) * 2 * MIN_RESULT_TOKENS > goal:
-            goal = run.limits.window
-        share = (goal - rest - room) // len(unseen)
-        if share < MIN_RESULT_TOKENS:
-            return [], 0
-        return [i for i in unseen if tokens[i] > share], share
-
-    def _share_budget(self, share: int) -> Budget:
-        chars = max(MIN_RESULT_CHARS, min(self.layer.result_budget.chars, share * 8))
-        return Budget(tokens=share, chars=chars)
-
-    def _shrunk(self, message: ToolMessage, outcome: ProcessOutcome | None) -> ToolMessage | None:
-        if outcome is None:
-            return None
-        return self.layer.apply_outcome(message, outcome, extra={"shrunk_by_guard": True})
-
-    def _apply_shrunk(
-        self, run: _Run, result: GuardResult, new: dict[int, ToolMessage], *, kept: bool = False
-    ) -> None:
+        Unseen results when they alone overflow the window; kept ones (`kept=True`) when a
+        clearing cannot reach the target without.
+        """
+        new: dict[int, ToolMessage] = {}
+        jobs = shrink_jobs(
+            run,
+            result,
+            counter=self.counter,
+            max_chars=self.layer.result_budget.chars,
+            kept=kept,
+        )
+        for job in jobs:
+            try:
+                outcome = yield job.step(run.pipeline, run.store)
+            except Exception as exc:  # the guard must never break the agent
+                logger.warning("budget guard could not shrink a result: %s", exc)
+                continue
+            shrunk = (
+                self.layer.apply_outcome(job.message, outcome, extra={"shrunk_by_guard": True})
+                if outcome is not None
+                else None
+            )
+            if shrunk is not None and self.counter.message_tokens(
+                shrunk, run.scope
+            ) < self.counter.message_tokens(job.message, run.scope):
+                new[job.index] = shrunk
         if not new:
             return
         if self.non_destructive:
             self.decisions.remember(
                 run.principal, [run.messages[i] for i in new], list(new.values())
             )
-        _merge(result, new)
+        merge_replacements(result, new)
         names = [message.id or str(i) for i, message in new.items()]
         (result.shrunk_kept if kept else result.shrunk).extend(names)
         result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
         result.overflow = result.tokens_after > run.limits.window
         logger.info("budget guard: shrank %d %s results", len(new), "kept" if kept else "unseen")
 
-    def _kept_targets(self, run: _Run, result: GuardResult) -> tuple[list[int], int]:
-        """Seen results kept by `keep_last` to render again smaller when clearing.
-
-        A clearing breaks the provider's prompt cache once whatever it edits, so it should buy
-        as much headroom as it can: when the protected recent results keep the request above
-        the target, those the model has already seen (and whose raw copy is stored) are shown
-        again with an equal share of the room left under the target (never under a floor of
-        `4 x MIN_RESULT_TOKENS`). Their full text stays one fetch away.
-        """
-        if not result.replacements or result.tokens_after <= run.limits.target:
-            return [], 0
-        keep = run.limits.keep_last
-        if keep <= 0:
-            return [], 0
-        messages = result.messages
-        last_ai = max((i for i, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
-        seen = [i for i in range(last_ai) if isinstance(messages[i], ToolMessage)]
-        infos = self.counter.infos(messages, run.scope)
-        candidates = [
-            i
-            for i in seen[-keep:]
-            if not infos[i].record.cleared
-            and messages[i].name not in run.limits.pinned_tools
-            and run.store is not None
-            and (
-                self.counter.marker(messages[i]).get("record_id")
-                or not self.counter.marker(messages[i]).get("processed")
-            )
-        ]
-        if not candidates:
-            return [], 0
-        tokens = [info.record.tokens for info in infos]
-        rest = result.tokens_after - sum(tokens[i] for i in candidates)
-        share = (run.limits.target - rest - 32 * len(candidates)) // len(candidates)
-        # In whole steps, so that a few tokens more or less elsewhere (a random reference, a
-        # fence's nonce) give the same budget, hence the same view.
-        share = max(share // _KEPT_STEP * _KEPT_STEP, _KEPT_FLOOR)
-        return [i for i in candidates if tokens[i] > share], share
-
-    def _shrink_jobs(
-        self, run: _Run, result: GuardResult, *, kept: bool = False
-    ) -> list[_ShrinkJob]:
-        """What to render again (shared by the sync and async paths; no I/O)."""
-        targets, share = (
-            self._kept_targets(run, result) if kept else self._shrink_targets(run, result)
-        )
-        if not targets:
-            return []
-        budget = self._share_budget(share)
-        jobs = []
-        for i in targets:
-            message = result.messages[i]
-            assert isinstance(message, ToolMessage)
-            marker = self.counter.marker(message)
-            record_id = marker.get("record_id") if run.store is not None else None
-            if record_id or not marker.get("processed"):
-                jobs.append(
-                    _ShrinkJob(
-                        i, message, str(record_id) if record_id else None, budget, run.principal
-                    )
-                )
-        return jobs
-
-    def _shrink(self, run: _Run, result: GuardResult, *, kept: bool = False) -> None:
-        """Render results again with smaller budgets.
-
-        Unseen results when they alone overflow the window; kept ones (`kept=True`) when a
-        clearing cannot reach the target without.
-        """
-        new: dict[int, ToolMessage] = {}
-        pipeline, store = run.pipeline, run.store
-        for job in self._shrink_jobs(run, result, kept=kept):
-            try:
-                if job.record_id is not None and store is not None:
-                    read = store.read(job.record_id, principal=job.principal)
-                    outcome = pipeline.rerender(read.data, **job.rerender_kwargs(read.meta))
-                else:
-                    outcome = pipeline.process(job.message.content, **job.process_kwargs())
-            except Exception as exc:  # the guard must never break the agent
-                logger.warning("budget guard could not shrink an unseen result: %s", exc)
-                continue
-            self._collect_shrunk(new, job, outcome, run.scope)
-        self._apply_shrunk(run, result, new, kept=kept)
-
-    async def _ashrink(self, run: _Run, result: GuardResult, *, kept: bool = False) -> None:
-        """Async twin of `_shrink` (store reads async, rendering in a worker thread)."""
-        new: dict[int, ToolMessage] = {}
-        pipeline, store = run.pipeline, run.store
-        for job in self._shrink_jobs(run, result, kept=kept):
-            try:
-                if job.record_id is not None and store is not None:
-                    read = await store.aread(job.record_id, principal=job.principal)
-                    outcome = await asyncio.to_thread(
-                        functools.partial(
-                            pipeline.rerender, read.data, **job.rerender_kwargs(read.meta)
-                        )
-                    )
-                else:
-                    outcome = await pipeline.aprocess(job.message.content, **job.process_kwargs())
-            except Exception as exc:  # the guard must never break the agent
-                logger.warning("budget guard could not shrink an unseen result: %s", exc)
-                continue
-            self._collect_shrunk(new, job, outcome, run.scope)
-        self._apply_shrunk(run, result, new, kept=kept)
-
-    def _collect_shrunk(
-        self,
-        new: dict[int, ToolMessage],
-        job: _ShrinkJob,
-        outcome: ProcessOutcome | None,
-        scope: Scope,
-    ) -> None:
-        shrunk = self._shrunk(job.message, outcome)
-        if shrunk is not None and self.counter.message_tokens(
-            shrunk, scope
-        ) < self.counter.message_tokens(job.message, scope):
-            new[job.index] = shrunk
-
     # ------------------------------------------------------------------ public API
+
+    def _steps(
+        self,
+        messages: Sequence[BaseMessage],
+        *,
+        config: RunnableConfig | None,
+        system: str | BaseMessage | None,
+        tools: Sequence[Any] | None,
+        store: object,
+    ) -> Steps[GuardResult]:
+        """One guard run, its I/O yielded (`guard` and `aguard` drive it)."""
+        run, total = self._start(
+            messages,
+            config=config,
+            system=system,
+            tools=tools,
+            store=_GRAPH if store is None else store,
+        )
+        if total <= run.limits.trigger:
+            result = self._noop(run, total)
+        else:
+            plan = self._plan(run)
+            for _ in range(len(run.messages) + 1):
+                todo = results_to_store(run, plan)
+                if not todo:
+                    break
+                for i in todo:
+                    yield from store_result(run, i, ttl_seconds=self.layer.pipeline.ttl_seconds)
+                plan = self._plan(run)
+            result = self._finish(run, plan)
+            yield from self._shrink(run, result, kept=True)
+            if result.overflow and self.shrink_unseen:
+                yield from self._shrink(run, result)
+        self._expire(run, result)
+        self._check_overflow(result)
+        return result
 
     def guard(
         self,
@@ -877,31 +568,7 @@ class BudgetGuard(GraphNode):
             state_update = {"messages": result.replacements}
             ```
         """
-        run, total = self._start(
-            messages,
-            config=config,
-            system=system,
-            tools=tools,
-            store=_GRAPH if store is None else store,
-        )
-        if total <= run.limits.trigger:
-            result = self._noop(run, total)
-        else:
-            plan = self._plan(run)
-            for _ in range(len(run.messages) + 1):
-                todo = self._to_store(run, plan)
-                if not todo:
-                    break
-                for i in todo:
-                    self._store_one(run, i)
-                plan = self._plan(run)
-            result = self._finish(run, plan)
-            self._shrink(run, result, kept=True)
-            if result.overflow and self.shrink_unseen:
-                self._shrink(run, result)
-        self._expire(run, result)
-        self._check_overflow(result)
-        return result
+        return drive(self._steps(messages, config=config, system=system, tools=tools, store=store))
 
     async def aguard(
         self,
@@ -912,7 +579,7 @@ class BudgetGuard(GraphNode):
         tools: Sequence[Any] | None = None,
         store: object = None,
     ) -> GuardResult:
-        """Async twin of `guard` (stores results with the store's async API).
+        """Async twin of `guard` (the store's async API; rendering in a worker thread).
 
         Args:
             messages: The conversation.
@@ -929,77 +596,8 @@ class BudgetGuard(GraphNode):
             result = await guard.aguard(state["messages"])
             ```
         """
-        run, total = self._start(
-            messages,
-            config=config,
-            system=system,
-            tools=tools,
-            store=_GRAPH if store is None else store,
-        )
-        if total <= run.limits.trigger:
-            result = self._noop(run, total)
-        else:
-            plan = self._plan(run)
-            for _ in range(len(run.messages) + 1):
-                todo = self._to_store(run, plan)
-                if not todo:
-                    break
-                for i in todo:
-                    await self._astore_one(run, i)
-                plan = self._plan(run)
-            result = self._finish(run, plan)
-            await self._ashrink(run, result, kept=True)
-            if result.overflow and self.shrink_unseen:
-                await self._ashrink(run, result)
-        self._expire(run, result)
-        self._check_overflow(result)
-        return result
-
-    def _store_one(self, run: _Run, i: int) -> None:
-        store = run.store
-        if store is None:
-            self._failed(run, i, RuntimeError("no store"))
-            return
-        claimed = self._claimed_record(run, i)
-        if claimed is not None:
-            try:
-                meta = store.info(claimed, principal=run.principal)
-            except Exception:  # not ours, gone, or another principal's: store it anew
-                meta = None
-            if meta is not None and self._owns(run, i, meta):
-                self._adopted(run, i, meta)
-                return
-        self._ref_for(run, i)
-        data, kwargs = self._store_args(run, i)
-        try:
-            meta = store.put(data, **kwargs)
-        except Exception as exc:  # the store must never break the agent
-            self._failed(run, i, exc)
-            return
-        self._stored(run, i, meta)
-
-    async def _astore_one(self, run: _Run, i: int) -> None:
-        store = run.store
-        if store is None:
-            self._failed(run, i, RuntimeError("no store"))
-            return
-        claimed = self._claimed_record(run, i)
-        if claimed is not None:
-            try:
-                meta = await store.ainfo(claimed, principal=run.principal)
-            except Exception:  # not ours, gone, or another principal's: store it anew
-                meta = None
-            if meta is not None and self._owns(run, i, meta):
-                self._adopted(run, i, meta)
-                return
-        self._ref_for(run, i)
-        data, kwargs = self._store_args(run, i)
-        try:
-            meta = await store.aput(data, **kwargs)
-        except Exception as exc:  # the store must never break the agent
-            self._failed(run, i, exc)
-            return
-        self._stored(run, i, meta)
+        steps = self._steps(messages, config=config, system=system, tools=tools, store=store)
+        return await adrive(steps)
 
     # ------------------------------------------------------------------ node
 
@@ -1032,7 +630,7 @@ class BudgetGuard(GraphNode):
         Returns:
             Same-id replacements (or `llm_input_messages` in the non-destructive mode).
         """
-        messages = _messages_of(state, self.messages_key)
+        messages = messages_of(state, self.messages_key)
         return self._update(state, self.guard(messages, config=config))
 
     async def arun(self, state: Any, config: RunnableConfig) -> Any:
@@ -1045,12 +643,15 @@ class BudgetGuard(GraphNode):
         Returns:
             The state update.
         """
-        messages = _messages_of(state, self.messages_key)
+        messages = messages_of(state, self.messages_key)
         return self._update(state, await self.aguard(messages, config=config))
 
 
 _GRAPH = object()
 """Sentinel: use the store of the current graph run (when the layer has none of its own)."""
+
+_WARN_STACKLEVEL = 5
+"""`ContextBudgetWarning` points at the caller of `guard`/`aguard` (through the driver)."""
 
 
 def make_budget_guard(layer: ResultLayer) -> BudgetGuard:
