@@ -21,29 +21,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from langchain_result_layer.core.guard import (
+    DEFAULT_KEEP_LAST,
+    DEFAULT_TARGET_FRACTION,
+    DEFAULT_TRIGGER_FRACTION,
+)
+
 __all__ = ["GuardSettings", "ToolPolicy", "coerce_policy"]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolPolicy:
     """Overrides for one tool's results.
-
-    Attributes:
-        max_tokens: Token cap for this tool's results (instead of the layer's).
-        max_chars: Character cap for this tool's results.
-        kind: View kind to use (`text`, `command`, `search`, `log`, `rows`, `file`, `json`,
-            or a registered one) instead of sniffing.
-        head_fraction: Head share of the head/tail split for text-like views (0-1).
-        pinned: Never clear this tool's results in the budget guard.
-        enabled: Process this tool's results at all (`False`: pass through untouched).
-        ttl_seconds: How long to keep this tool's raw results (`None`: store default).
-        view_options: Options for the view (for example `fields`, `page_size`).
-        summarize: Model-written summary for this tool's large results: `None` follows the
-            layer's summary settings, `True` always (when a summarizer is configured),
-            `False` never.
-        fence: Fence this tool's results as untrusted data: `None` follows the layer's
-            `fence_results` (on by default), `False` passes results that fit through
-            byte-identical (only for tools whose output you trust).
 
     Example:
         ```python
@@ -58,28 +47,32 @@ class ToolPolicy:
     """Character cap for this tool's results."""
 
     kind: str | None = None
-    """View kind to use instead of sniffing."""
+    """View kind to use (`text`, `command`, `search`, `log`, `rows`, `file`, `json`, or a
+    registered one) instead of sniffing."""
 
     head_fraction: float | None = None
-    """Head share of the head/tail split for text-like views."""
+    """Head share of the head/tail split for text-like views (0-1)."""
 
     pinned: bool = False
     """Never clear this tool's results in the budget guard."""
 
     enabled: bool = True
-    """Process this tool's results at all."""
+    """Process this tool's results at all (`False`: pass through untouched)."""
 
     ttl_seconds: float | None = None
     """How long to keep this tool's raw results (`None`: the store's default)."""
 
     view_options: Mapping[str, Any] = field(default_factory=dict)
-    """Options passed to the view."""
+    """Options for the view (for example `fields`, `page_size`)."""
 
     summarize: bool | None = None
-    """Model-written summary: `None` follows the layer's settings, `True` always, `False` never."""
+    """Model-written summary for this tool's large results: `None` follows the layer's summary
+    settings, `True` always (when a summarizer is configured), `False` never."""
 
     fence: bool | None = None
-    """Fence results as untrusted data: `None` follows the layer (on by default)."""
+    """Fence this tool's results as untrusted data: `None` follows the layer's `fence_results`
+    (on by default), `False` passes results that fit through byte-identical (only for tools
+    whose output you trust)."""
 
     def __post_init__(self) -> None:
         """Validate."""
@@ -142,58 +135,44 @@ _OVERFLOW_ACTIONS = ("raise", "send")
 class GuardSettings:
     """How the global budget guard behaves.
 
-    Attributes:
-        trigger_fraction: Start clearing once the request passes this share of the window.
-        target_fraction: Clear until the request is under this share (batch clearing keeps
-            the prompt prefix stable for many calls; 0.4 leaves room for about a third of the
-            window of new results before the next clearing).
-        keep_last: The most recent tool results that are never cleared.
-        pinned_tools: Tools whose results are never cleared.
-        clear_tool_inputs: When clearing results is not enough, also clear the arguments of
-            old tool calls.
-        on_overflow: What to do when the request still exceeds the window: `raise`
-            `ContextBudgetExceeded` (default) or `send` it anyway with a warning.
-        reserve_tokens: Tokens kept free for what the guard cannot see (system prompt and
-            tool schemas when not given, the model's output).
-        non_destructive: Do not write placeholders back to graph state; only the model's
-            input is edited (the original history stays untouched, but the prompt prefix
-            changes whenever the decision does).
-        relax_keep_last: When the request would still exceed the window, also clear results
-            among the last `keep_last` that the model has already seen (never unseen results
-            or pinned tools).
-
     Example:
         ```python
         GuardSettings(trigger_fraction=0.8, target_fraction=0.5, keep_last=5)
         ```
     """
 
-    trigger_fraction: float = 0.75
-    """Start clearing once the request passes this share of the window."""
+    trigger_fraction: float = DEFAULT_TRIGGER_FRACTION
+    """Start clearing once the request passes this share of the window (0.75)."""
 
-    target_fraction: float = 0.4
-    """Clear until the request is under this share of the window."""
+    target_fraction: float = DEFAULT_TARGET_FRACTION
+    """Clear until the request is under this share of the window (0.4: batch clearing keeps the
+    prompt prefix stable for many calls, leaving room for about a third of the window of new
+    results before the next clearing)."""
 
-    keep_last: int = 3
-    """The most recent tool results that are never cleared."""
+    keep_last: int = DEFAULT_KEEP_LAST
+    """The most recent tool results that are never cleared (3)."""
 
     pinned_tools: frozenset[str] = frozenset()
     """Tools whose results are never cleared."""
 
     clear_tool_inputs: bool = True
-    """Also clear old tool-call arguments when clearing results is not enough."""
+    """When clearing results is not enough, also clear the arguments of old tool calls."""
 
     on_overflow: OverflowAction = "raise"
-    """`raise` `ContextBudgetExceeded`, or `send` the request anyway with a warning."""
+    """What to do when the request still exceeds the window: `raise` `ContextBudgetExceeded`
+    (default) or `send` it anyway with a warning."""
 
     reserve_tokens: int = 0
-    """Tokens kept free for parts of the request the guard cannot see."""
+    """Tokens kept free for what the guard cannot see (system prompt and tool schemas when not
+    given, the model's output)."""
 
     non_destructive: bool = False
-    """Edit only the model's input, never graph state."""
+    """Do not write placeholders back to graph state; only the model's input is edited (the
+    original history stays untouched, but the prompt prefix changes whenever the decision does)."""
 
     relax_keep_last: bool = True
-    """Clear seen results among the last `keep_last` rather than exceed the window."""
+    """When the request would still exceed the window, also clear results among the last
+    `keep_last` that the model has already seen (never unseen results or pinned tools)."""
 
     def __post_init__(self) -> None:
         """Validate."""

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_result_layer.adapters._markers import MarkerSigner
 from langchain_result_layer.config import GuardSettings, ToolPolicy, coerce_policy
 from langchain_result_layer.core.budget import (
+    DEFAULT_IMAGE_TOKENS,
     DEFAULT_MAX_RESULT_CHARS,
     DEFAULT_RESULT_FRACTION,
+    DEFAULT_TURN_FRACTION,
     Budget,
     result_budget,
 )
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from langchain_result_layer.adapters.budget_guard import BudgetGuard
     from langchain_result_layer.adapters.middleware import ResultLayerMiddleware
     from langchain_result_layer.adapters.truncation_node import TruncationNode
+    from langchain_result_layer.specs import ModelSpec, StoreSpec, SummarizerSpec, TokenCounterSpec
     from langchain_result_layer.views.base import ResultViewBuilder
 
 __all__ = ["ResultLayer", "resolve_model", "window_from_model"]
@@ -219,20 +222,6 @@ class ResultLayer:
             one (at least 16 bytes). Give every process that shares checkpoints the same key;
             by default a random key made once per process (shared by its layers).
 
-    Attributes:
-        context_window: The model's input window in tokens (resolved from `model` if needed).
-        result_budget: The per-result `Budget` (`tokens`, `chars`) every view fits.
-        token_counter: The `TokenCounter` every bound is measured with (`.name`, `.exact`,
-            `.count(text)`).
-        store: The `ResultStore` holding the raw results (`None` with `store=False`);
-            `store.read(record_id, principal=..., start_line=..., end_line=...)` returns them
-            exactly.
-        tool_policies: The per-tool `ToolPolicy` overrides, by tool name.
-        principal_resolver: Reads the `Principal` (tenant, user, thread) from a config.
-        guard_settings: The budget guard's `GuardSettings` (trigger and target fractions,
-            `keep_last`, ...).
-        fetch_tool: The `fetch_tool_result` tool (a property; one per layer).
-
     Example:
         ```python
         layer = ResultLayer(context_window=16_000, max_result_tokens=2_000, store="memory")
@@ -244,22 +233,22 @@ class ResultLayer:
         self,
         *,
         context_window: int | None = None,
-        model: object | None = None,
+        model: ModelSpec = None,
         max_result_tokens: int | None = None,
         max_result_chars: int | None = None,
         result_fraction: float = DEFAULT_RESULT_FRACTION,
-        store: object = None,
-        token_counter: object = "auto",
+        store: StoreSpec = None,
+        token_counter: TokenCounterSpec = "auto",
         tool_policies: Mapping[str, ToolPolicy | Mapping[str, Any]] | None = None,
         principal: PrincipalResolver | Callable[[Mapping[str, Any]], Principal] | None = None,
         guard: GuardSettings | None = None,
         fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
-        image_tokens: int = 1_600,
+        image_tokens: int = DEFAULT_IMAGE_TOKENS,
         store_small_results: bool = True,
         ttl_seconds: float | None = None,
-        summarizer: object | None = None,
+        summarizer: SummarizerSpec = None,
         summary: SummarySettings | None = None,
-        turn_fraction: float = 0.5,
+        turn_fraction: float = DEFAULT_TURN_FRACTION,
         fence_results: bool = True,
         marker_key: bytes | str | None = None,
         views: ViewRegistry | Sequence[ResultViewBuilder] | None = None,
@@ -273,14 +262,14 @@ class ResultLayer:
             msg = f"context_window must be positive, got {context_window}"
             raise ValueError(msg)
         name_hint: str | None = None
+        chat_model: object = None
         if isinstance(model, str) and context_window is not None:
             name_hint = model.split(":", 1)[-1]  # no need to initialise it: the window is given
-            model = None
         elif model is not None:
-            model = resolve_model(model)
-        window = context_window if context_window is not None else window_from_model(model)
+            chat_model = resolve_model(model)
+        window = context_window if context_window is not None else window_from_model(chat_model)
         if window is None:
-            raise ValueError(_no_window_message(model))
+            raise ValueError(_no_window_message(chat_model))
         given_guard: object = guard
         if given_guard is not None and not isinstance(given_guard, GuardSettings):
             msg = f"guard must be a GuardSettings, got {type(given_guard).__name__}"
@@ -289,7 +278,9 @@ class ResultLayer:
             msg = f"turn_fraction must be in (0, 1], got {turn_fraction}"
             raise ValueError(msg)
         self.context_window: int = window
-        self.model = model
+        """The model's input window in tokens (resolved from `model` if needed)."""
+        self.model = chat_model
+        """The chat model behind `model=` (unwrapped), or `None`."""
         self.result_budget: Budget = result_budget(
             context_window=window,
             max_result_tokens=max_result_tokens,
@@ -298,11 +289,16 @@ class ResultLayer:
             else DEFAULT_MAX_RESULT_CHARS,
             fraction=result_fraction,
         )
-        spec = model if token_counter == "model" else token_counter
+        """The per-result `Budget` (`tokens`, `chars`) every view fits."""
+        spec = chat_model if token_counter == "model" else token_counter
         self.token_counter: TokenCounter = resolve_token_counter(
-            spec, model_name=_model_name(model) if model is not None else name_hint
+            spec, model_name=_model_name(chat_model) if chat_model is not None else name_hint
         )
+        """The `TokenCounter` every bound is measured with (`.name`, `.exact`, `.count(text)`)."""
         self.store: ResultStore | None = resolve_store(store)
+        """The `ResultStore` holding the raw results (`None` with `store=False`);
+        `store.read(record_id, principal=..., start_line=..., end_line=...)` returns them
+        exactly."""
         self.store_is_default = store is None
         """Whether no store was given (the graph's store is used when a run has one)."""
         self._graph_stores: weakref.WeakKeyDictionary[Any, ResultStore] = (
@@ -315,12 +311,14 @@ class ResultLayer:
         self.tool_policies: dict[str, ToolPolicy] = {
             name: coerce_policy(p) for name, p in (tool_policies or {}).items()
         }
+        """The per-tool `ToolPolicy` overrides, by tool name."""
         registry = (
             ViewRegistry.builtin().with_views(*views) if isinstance(views, Sequence) else views
         )
         kinds = registry if registry is not None else registered_views()
         _check_policies(self.tool_policies, window, kinds)
         self.principal_resolver: PrincipalResolver = resolve_principal_spec(principal)
+        """Reads the `Principal` (tenant, user, thread) from a config."""
         pinned = {name for name, p in self.tool_policies.items() if p.pinned}
         settings = guard or GuardSettings()
         if pinned - settings.pinned_tools:
@@ -328,6 +326,7 @@ class ResultLayer:
 
             settings = replace(settings, pinned_tools=frozenset(settings.pinned_tools | pinned))
         self.guard_settings: GuardSettings = settings
+        """The budget guard's `GuardSettings` (trigger and target fractions, `keep_last`, ...)."""
         self.fetch_tool_name = fetch_tool_name
         self.image_tokens = image_tokens
         self.fence_results = fence_results
@@ -365,7 +364,7 @@ class ResultLayer:
     # ------------------------------------------------------------------ construction helpers
 
     @classmethod
-    def from_model(cls, model: object, **kwargs: Any) -> ResultLayer:
+    def from_model(cls, model: ModelSpec, **kwargs: Any) -> ResultLayer:
         """Build a layer whose window comes from `model.profile["max_input_tokens"]`.
 
         Args:

@@ -3,14 +3,19 @@ and the checks every model request must pass."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
+import secrets
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
+import pytest
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import InjectedState, ToolRuntime
@@ -311,3 +316,33 @@ def check_requests(
             ):
                 fetched_ok += 1
     return RequestReport(tokens=tokens, cleared_calls=set(placeholders), fetched_ok=fetched_ok)
+
+
+# Fence nonces and record ids are random, so views differ by a few tokens from run to run and
+# decisions near the trigger with them. To compare decisions exactly, each run draws them from
+# its own seeded generator (a context variable: threads and tasks of one run share it, other
+# runs never do); the real `secrets` serves everything else.
+RNG: ContextVar[random.Random | None] = ContextVar("test_rng", default=None)
+
+
+class _SeededSecrets:
+    def choice(self, seq: Any) -> Any:
+        rng = RNG.get()
+        return secrets.choice(seq) if rng is None else rng.choice(seq)
+
+    def token_urlsafe(self, nbytes: int) -> str:
+        rng = RNG.get()
+        if rng is None:
+            return secrets.token_urlsafe(nbytes)
+        return base64.urlsafe_b64encode(rng.randbytes(nbytes)).rstrip(b"=").decode()
+
+
+@contextmanager
+def seeded_secrets() -> Iterator[None]:
+    """Fence nonces and record ids come from `RNG` when a test sets it."""
+    from langchain_result_layer.core import reference, render
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render, "secrets", _SeededSecrets())
+        patch.setattr(reference, "secrets", _SeededSecrets())
+        yield

@@ -8,12 +8,9 @@ leak into another.
 
 from __future__ import annotations
 
-import base64
 import random
-import secrets
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from typing import Any
 
 import pytest
@@ -24,6 +21,8 @@ from langgraph.prebuilt import create_react_agent
 
 from langchain_result_layer import ResultLayer, ResultLayerMiddleware
 from langchain_result_layer.scripted import ScriptedChatModel, ai_tool_calls, tool_call
+from tests.integration.helpers import RNG as _RNG
+from tests.integration.helpers import seeded_secrets
 
 WINDOW = 8_000
 TURNS = 12
@@ -79,32 +78,9 @@ def new_layer() -> ResultLayer:
     )
 
 
-# Fence nonces and record ids are random, so views differ by a few tokens from run to run and
-# decisions near the trigger with them. To compare decisions exactly, each agent run draws them
-# from its own seeded generator (a context variable: threads and tasks of one run share it,
-# other runs never do); the real `secrets` serves everything else.
-_RNG: ContextVar[random.Random | None] = ContextVar("test_rng", default=None)
-
-
-class _SeededSecrets:
-    def choice(self, seq: Any) -> Any:
-        rng = _RNG.get()
-        return secrets.choice(seq) if rng is None else rng.choice(seq)
-
-    def token_urlsafe(self, nbytes: int) -> str:
-        rng = _RNG.get()
-        if rng is None:
-            return secrets.token_urlsafe(nbytes)
-        return base64.urlsafe_b64encode(rng.randbytes(nbytes)).rstrip(b"=").decode()
-
-
 @pytest.fixture(autouse=True, scope="module")
 def seeded() -> Iterator[None]:
-    from langchain_result_layer.core import reference, render
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(render, "secrets", _SeededSecrets())
-        patch.setattr(reference, "secrets", _SeededSecrets())
+    with seeded_secrets():
         yield
 
 

@@ -67,7 +67,7 @@ PH = 30
 
 def test_under_trigger_nothing_happens() -> None:
     records = _conversation([100, 100, 100])
-    limits = GuardLimits.from_window(1_000)
+    limits = GuardLimits.from_window(1_000, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     assert not plan.triggered
     assert not plan.changed
@@ -76,7 +76,8 @@ def test_under_trigger_nothing_happens() -> None:
 
 def test_clears_oldest_first_down_to_target() -> None:
     records = _conversation([500] * 8)
-    limits = GuardLimits.from_window(4_000, keep_last=2)  # trigger 3000, target 2000
+    # trigger 3000, target 2000
+    limits = GuardLimits.from_window(4_000, keep_last=2, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     cleared_calls = [records[i].tool_call_id for i in plan.clear]
     assert cleared_calls == ["c0", "c1", "c2", "c3", "c4"]
@@ -87,7 +88,7 @@ def test_clears_oldest_first_down_to_target() -> None:
 
 def test_protects_unseen_results_pinned_tools_and_keep_last() -> None:
     records = _conversation([900] * 6, names={0: "plan"}, unseen=2)
-    limits = GuardLimits.from_window(3_000, keep_last=3, pinned_tools={"plan"})
+    limits = GuardLimits.from_window(3_000, keep_last=3, pinned_tools={"plan"}, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     hard, recent = protected_indices(records, keep_last=3, pinned_tools={"plan"})
     assert {records[i].tool_call_id for i in hard} == {"c0", "c4", "c5"}
@@ -98,7 +99,7 @@ def test_protects_unseen_results_pinned_tools_and_keep_last() -> None:
 
 def test_errors_are_cleared_last() -> None:
     records = _conversation([600] * 6, errors={0, 1})
-    limits = GuardLimits.from_window(4_000, keep_last=1)
+    limits = GuardLimits.from_window(4_000, keep_last=1, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     calls = [records[i].tool_call_id for i in plan.clear]
     assert calls[:2] == ["c2", "c3"]
@@ -113,7 +114,7 @@ def test_already_cleared_results_are_never_chosen() -> None:
         else r
         for r in records
     ]
-    limits = GuardLimits.from_window(2_600, keep_last=2)
+    limits = GuardLimits.from_window(2_600, keep_last=2, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     assert plan.triggered
     assert not {records[i].tool_call_id for i in plan.clear} & {"c0", "c1"}
@@ -135,7 +136,7 @@ def test_clears_tool_inputs_when_results_are_not_enough() -> None:
         records.append(
             MessageRecord(role="tool", tokens=100, tool_call_id=f"c{k}", tool_name="edit")
         )
-    limits = GuardLimits.from_window(4_000, keep_last=1)
+    limits = GuardLimits.from_window(4_000, keep_last=1, target_fraction=0.5)
 
     def args_tokens(i: int, ids: tuple[str, ...]) -> int:
         return 40
@@ -153,7 +154,8 @@ def test_clears_tool_inputs_when_results_are_not_enough() -> None:
 
 def test_relaxes_keep_last_only_to_fit_the_window() -> None:
     records = _conversation([1_300] * 5)
-    limits = GuardLimits.from_window(4_000, keep_last=3)  # last 3 = 3,900 + the rest > window
+    # last 3 = 3,900 + the rest > window
+    limits = GuardLimits.from_window(4_000, keep_last=3, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     assert plan.relaxed, plan
     assert not plan.overflow
@@ -168,11 +170,11 @@ def test_relaxes_keep_last_only_to_fit_the_window() -> None:
 
 def test_unsaved_results_are_kept_unless_the_window_needs_them() -> None:
     records = _conversation([700] * 6)
-    limits = GuardLimits.from_window(5_000, keep_last=1)
+    limits = GuardLimits.from_window(5_000, keep_last=1, target_fraction=0.5)
     first = _tool_index(records, "c0")
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH, unsaved={first})
     assert first not in plan.clear
-    tight = GuardLimits.from_window(1_500, keep_last=1)
+    tight = GuardLimits.from_window(1_500, keep_last=1, target_fraction=0.5)
     plan = plan_clearing(records, limits=tight, placeholder_tokens=lambda i: PH, unsaved={first})
     assert first in plan.clear
     assert first in plan.unsaved_cleared
@@ -180,7 +182,7 @@ def test_unsaved_results_are_kept_unless_the_window_needs_them() -> None:
 
 def test_unseen_results_alone_over_the_window_overflow() -> None:
     records = _conversation([100, 3_000, 3_000], unseen=2)
-    limits = GuardLimits.from_window(5_000)
+    limits = GuardLimits.from_window(5_000, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: PH)
     assert plan.overflow
     assert all(records[i].tool_call_id == "c0" for i in plan.clear)
@@ -188,7 +190,7 @@ def test_unseen_results_alone_over_the_window_overflow() -> None:
 
 def test_placeholder_bigger_than_result_is_skipped() -> None:
     records = _conversation([10, 2_000, 2_000, 2_000])
-    limits = GuardLimits.from_window(4_000, keep_last=1)
+    limits = GuardLimits.from_window(4_000, keep_last=1, target_fraction=0.5)
     plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: 50)
     assert _tool_index(records, "c0") not in plan.clear
 

@@ -19,9 +19,10 @@ verifies (see `_markers.py`); a forged one is ignored and the content is counted
 
 New large text is first given a cheap, provably conservative upper bound instead of an exact
 count (`upper_bound`: a BPE token always spans at least one UTF-8 byte, so a tiktoken count
-never exceeds the text's UTF-8 length). A guard call whose total stays under the trigger with
-those bounds needs no exact count at all; near the trigger `exact_infos` counts exactly what was
-only bounded, once (the exact count is cached like any other).
+never exceeds the text's UTF-8 length, and the approximate estimate is capped at it). A guard
+call whose total stays under the trigger with those bounds needs no exact count at all; near
+the trigger the guard counts exactly what was only bounded, once (the exact count is cached
+like any other).
 
 Example:
     ```python
@@ -52,9 +53,14 @@ from langchain_core.messages import (
 )
 
 from langchain_result_layer.adapters._markers import MarkerSigner, raw_marker
+from langchain_result_layer.core.budget import DEFAULT_IMAGE_TOKENS
 from langchain_result_layer.core.guard import MessageRecord, Role
 from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
-from langchain_result_layer.core.tokens import TiktokenCounter, TokenCounter
+from langchain_result_layer.core.tokens import (
+    ApproximateTokenCounter,
+    TiktokenCounter,
+    TokenCounter,
+)
 from langchain_result_layer.stores.base import Principal
 
 __all__ = [
@@ -93,6 +99,17 @@ Scope = tuple[str | None, str | None, str | None]
 """Who a count was made for: (tenant, user, thread)."""
 
 _NO_SCOPE: Scope = (None, None, None)
+
+
+def _bytes_bound_counts(counter: TokenCounter) -> bool:
+    """Whether `counter`'s count of a text never exceeds the text's UTF-8 length.
+
+    True of tiktoken (a BPE token spans at least one byte) and of the approximate estimate
+    (it is capped at that length); checked on the `count` method itself, so a subclass that
+    counts differently does not qualify.
+    """
+    count = getattr(type(counter), "count", None)
+    return count is TiktokenCounter.count or count is ApproximateTokenCounter.count
 
 
 def layer_marker(message: BaseMessage) -> Mapping[str, Any]:
@@ -138,18 +155,6 @@ def scope_of(principal: Principal | None) -> Scope:
 class MessageInfo:
     """What the guard knows about one message (cached with its token count).
 
-    Attributes:
-        record: The plain record the core guard plans with.
-        message_id: The message's id.
-        exact: Whether `record.tokens` is the exact count (else a provable upper bound).
-        ref: For tool results: the reference that restores the full result, if stored.
-        headline: For tool results: a one-line summary.
-        processed: For tool results: whether the per-result layer processed it.
-        original_chars: For tool results: characters of the original result.
-        kind: For tool results: the view kind.
-        store_error: For tool results: why the original could not be saved, if so.
-        expires_at: For tool results: when the stored original expires (Unix time), if known.
-
     Example:
         ```python
         info.record.tokens  # doctest: +SKIP
@@ -157,15 +162,26 @@ class MessageInfo:
     """
 
     record: MessageRecord
+
+    """The plain record the core guard plans with."""
     message_id: str | None
+    """The message's id."""
     exact: bool = True
+    """Whether `record.tokens` is the exact count (else a provable upper bound)."""
     ref: str | None = None
+    """For tool results: the reference that restores the full result, if stored."""
     headline: str | None = None
+    """For tool results: a one-line summary."""
     processed: bool = False
+    """For tool results: whether the per-result layer processed it."""
     original_chars: int | None = None
+    """For tool results: characters of the original result."""
     kind: str | None = None
+    """For tool results: the view kind."""
     store_error: str | None = None
+    """For tool results: why the original could not be saved, if so."""
     expires_at: float | None = None
+    """For tool results: when the stored original expires (Unix time), if known."""
 
 
 def _role(message: BaseMessage) -> Role:
@@ -324,7 +340,7 @@ class RequestCounter:
         self,
         counter: TokenCounter,
         *,
-        image_tokens: int = 1_600,
+        image_tokens: int = DEFAULT_IMAGE_TOKENS,
         max_entries: int = _MAX_ENTRIES,
         signer: MarkerSigner | None = None,
     ) -> None:
@@ -332,7 +348,7 @@ class RequestCounter:
         self.image_tokens = image_tokens
         self.max_entries = max_entries
         self.signer = signer
-        self._bounded = isinstance(counter, TiktokenCounter)
+        self._bounded = _bytes_bound_counts(counter)
         self._by_obj: dict[int, tuple[weakref.ref[BaseMessage], Any, Any, Scope, MessageInfo]] = {}
         self._by_key: dict[tuple[Any, ...], MessageInfo] = {}
         self._text: dict[tuple[int, int], int] = {}
@@ -386,8 +402,9 @@ class RequestCounter:
         """A provable upper bound of `text`'s tokens, when one is cheaper than counting.
 
         For tiktoken encodings every token spans at least one UTF-8 byte, so the UTF-8
-        length bounds the count (an ASCII text's length, in O(1)). Short texts and other
-        counters get `None`: count them.
+        length bounds the count (an ASCII text's length, in O(1)); the approximate counter
+        never estimates more than that length either. Short texts and other counters (a chat
+        model's own) get `None`: count them.
 
         Args:
             text: The text.

@@ -18,8 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "DEFAULT_IMAGE_TOKENS",
     "DEFAULT_MAX_RESULT_CHARS",
     "DEFAULT_RESULT_FRACTION",
+    "DEFAULT_TURN_FRACTION",
     "MIN_RESULT_CHARS",
     "MIN_RESULT_TOKENS",
     "Budget",
@@ -31,6 +33,13 @@ DEFAULT_RESULT_FRACTION = 0.30
 
 DEFAULT_MAX_RESULT_CHARS = 400_000
 """Hard cap on the characters of one result's view, whatever the window."""
+
+DEFAULT_TURN_FRACTION = 0.5
+"""Share of the window all results of one model turn (parallel tool calls) may take together."""
+
+DEFAULT_IMAGE_TOKENS = 1_600
+"""Fixed cost of one image or other non-text block (about what providers charge a 1024 px
+image)."""
 
 MIN_RESULT_TOKENS = 64
 """Smallest token budget the layer accepts: room for the notice that tells what was left out."""

@@ -52,6 +52,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "DEFAULT_KEEP_LAST",
+    "DEFAULT_TARGET_FRACTION",
+    "DEFAULT_TRIGGER_FRACTION",
     "ClearingPlan",
     "GuardLimits",
     "MessageRecord",
@@ -62,22 +65,21 @@ __all__ = [
 
 Role = Literal["system", "human", "ai", "tool", "other"]
 
+DEFAULT_TRIGGER_FRACTION = 0.75
+"""Share of the window past which the guard clears (the one default; `GuardSettings` uses it)."""
+
+DEFAULT_TARGET_FRACTION = 0.4
+"""Share of the window the guard clears down to: batch clearing keeps the prompt prefix stable
+for many calls; 0.4 leaves room for about a third of the window of new results before the
+next clearing."""
+
+DEFAULT_KEEP_LAST = 3
+"""The most recent tool results the guard keeps (unless the window needs them)."""
+
 
 @dataclass(frozen=True, slots=True)
 class MessageRecord:
     """One message of the request, as the guard sees it.
-
-    Attributes:
-        role: `system`, `human`, `ai`, `tool` or `other`.
-        tokens: What the message costs in the request now (content, tool calls, framing).
-        tool_call_id: For tool results: the call it answers.
-        tool_name: For tool results: the tool that produced it.
-        is_error: For tool results: whether it reports an error (cleared last).
-        cleared: For tool results: already a placeholder (never chosen again).
-        call_ids: For AI messages: ids of its tool calls, in order.
-        clearable_call_ids: For AI messages: calls whose arguments are non-empty and not
-            cleared yet.
-        clearable_args_tokens: For AI messages: tokens of those arguments.
 
     Example:
         ```python
@@ -89,7 +91,7 @@ class MessageRecord:
     """`system`, `human`, `ai`, `tool` or `other`."""
 
     tokens: int
-    """Tokens the message costs in the request now."""
+    """What the message costs in the request now (content, tool calls, framing)."""
 
     tool_call_id: str | None = None
     """For tool results: the call it answers."""
@@ -98,16 +100,16 @@ class MessageRecord:
     """For tool results: the tool that produced it."""
 
     is_error: bool = False
-    """For tool results: whether it reports an error."""
+    """For tool results: whether it reports an error (cleared last)."""
 
     cleared: bool = False
-    """For tool results: already replaced by a placeholder."""
+    """For tool results: already a placeholder (never chosen again)."""
 
     call_ids: tuple[str, ...] = ()
-    """For AI messages: ids of its tool calls."""
+    """For AI messages: ids of its tool calls, in order."""
 
     clearable_call_ids: tuple[str, ...] = ()
-    """For AI messages: calls whose non-empty arguments may still be cleared."""
+    """For AI messages: calls whose arguments are non-empty and not cleared yet."""
 
     clearable_args_tokens: int = 0
     """For AI messages: tokens of the arguments of `clearable_call_ids`."""
@@ -117,39 +119,28 @@ class MessageRecord:
 class GuardLimits:
     """Token limits and protections for one guard run.
 
-    Attributes:
-        window: The model's input window (a request must never exceed it).
-        trigger: Clearing starts when the request exceeds this many tokens.
-        target: Clearing goes on until the request is at or under this many tokens.
-        overhead: Tokens of the request outside the messages (system prompt when it is not
-            a message, tool schemas, reserved tokens).
-        keep_last: The most recent tool results that stay (unless the window needs them).
-        pinned_tools: Tools whose results are never cleared.
-        clear_tool_inputs: Whether old tool-call arguments may be cleared.
-        relax_keep_last: Whether `keep_last` results that the model has seen may be cleared
-            when the request would otherwise exceed the window.
-
     Example:
         ```python
         limits = GuardLimits.from_window(128_000)
-        assert (limits.trigger, limits.target) == (96_000, 64_000)
+        assert (limits.trigger, limits.target) == (96_000, 51_200)
         ```
     """
 
     window: int
-    """The model's input window."""
+    """The model's input window (a request must never exceed it)."""
 
     trigger: int
-    """Clearing starts above this many tokens."""
+    """Clearing starts when the request exceeds this many tokens."""
 
     target: int
-    """Clearing stops at or under this many tokens."""
+    """Clearing goes on until the request is at or under this many tokens."""
 
     overhead: int = 0
-    """Tokens of the request outside the messages."""
+    """Tokens of the request outside the messages (system prompt when it is not a message, tool
+    schemas, reserved tokens)."""
 
-    keep_last: int = 3
-    """The most recent tool results that stay."""
+    keep_last: int = DEFAULT_KEEP_LAST
+    """The most recent tool results that stay (unless the window needs them)."""
 
     pinned_tools: frozenset[str] = field(default_factory=frozenset)
     """Tools whose results are never cleared."""
@@ -158,7 +149,8 @@ class GuardLimits:
     """Whether old tool-call arguments may be cleared."""
 
     relax_keep_last: bool = True
-    """Whether seen `keep_last` results may go when the window needs it."""
+    """Whether `keep_last` results that the model has seen may be cleared when the request would
+    otherwise exceed the window."""
 
     min_args_tokens: int = 64
     """AI messages whose clearable arguments cost fewer tokens are not worth editing."""
@@ -183,10 +175,10 @@ class GuardLimits:
         cls,
         window: int,
         *,
-        trigger_fraction: float = 0.75,
-        target_fraction: float = 0.5,
+        trigger_fraction: float = DEFAULT_TRIGGER_FRACTION,
+        target_fraction: float = DEFAULT_TARGET_FRACTION,
         overhead: int = 0,
-        keep_last: int = 3,
+        keep_last: int = DEFAULT_KEEP_LAST,
         pinned_tools: Collection[str] = (),
         clear_tool_inputs: bool = True,
         relax_keep_last: bool = True,
@@ -227,17 +219,6 @@ class GuardLimits:
 class ClearingPlan:
     """What the guard decided for one request.
 
-    Attributes:
-        tokens_before: Request tokens before any change (messages plus overhead).
-        tokens_after: Request tokens once the plan is applied.
-        triggered: Whether the request exceeded the trigger.
-        clear: Indices of tool results to replace with placeholders, in the order chosen.
-        clear_args: AI message index -> the call ids whose arguments to clear.
-        relaxed: The subset of `clear` that was inside `keep_last`.
-        unsaved_cleared: The subset of `clear` whose raw copy could not be saved.
-        protected: Indices of results that were protected (unseen, pinned or recent).
-        overflow: Whether the request still exceeds the window after every stage.
-
     Example:
         ```python
         plan.changed  # doctest: +SKIP
@@ -245,14 +226,24 @@ class ClearingPlan:
     """
 
     tokens_before: int
+
+    """Request tokens before any change (messages plus overhead)."""
     tokens_after: int
+    """Request tokens once the plan is applied."""
     triggered: bool = False
+    """Whether the request exceeded the trigger."""
     clear: list[int] = field(default_factory=list)
+    """Indices of tool results to replace with placeholders, in the order chosen."""
     clear_args: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """AI message index -> the call ids whose arguments to clear."""
     relaxed: list[int] = field(default_factory=list)
+    """The subset of `clear` that was inside `keep_last`."""
     unsaved_cleared: list[int] = field(default_factory=list)
+    """The subset of `clear` whose raw copy could not be saved."""
     protected: frozenset[int] = frozenset()
+    """Indices of results that were protected (unseen, pinned or recent)."""
     overflow: bool = False
+    """Whether the request still exceeds the window after every stage."""
 
     @property
     def changed(self) -> bool:

@@ -139,9 +139,6 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 class Fence:
     """The boundary around untrusted tool output.
 
-    Attributes:
-        nonce: Random tag that the fenced content does not contain.
-
     Example:
         ```python
         fence = Fence(nonce="k7q2xm9p")
@@ -150,6 +147,8 @@ class Fence:
     """
 
     nonce: str
+
+    """Random tag that the fenced content does not contain."""
 
     @classmethod
     def for_content(cls, *parts: str) -> Fence:

@@ -51,15 +51,6 @@ class OmittedRange:
     result and in its normalised form (normalisation never adds or removes a newline).
     Character offsets are 0-based, end-exclusive, in the normalised text.
 
-    Attributes:
-        start_line: First omitted line (possibly only its tail is omitted).
-        end_line: Last omitted line (possibly only its head is omitted).
-        start_char: First omitted character.
-        end_char: One past the last omitted character.
-        lines: Number of whole lines omitted.
-        partial_start: Whether `start_line` is only partly omitted.
-        partial_end: Whether `end_line` is only partly omitted.
-
     Example:
         ```python
         r = OmittedRange(start_line=41, end_line=99, start_char=1000, end_char=5000, lines=59)
@@ -68,12 +59,20 @@ class OmittedRange:
     """
 
     start_line: int
+
+    """First omitted line (possibly only its tail is omitted)."""
     end_line: int
+    """Last omitted line (possibly only its head is omitted)."""
     start_char: int
+    """First omitted character."""
     end_char: int
+    """One past the last omitted character."""
     lines: int
+    """Number of whole lines omitted."""
     partial_start: bool = False
+    """Whether `start_line` is only partly omitted."""
     partial_end: bool = False
+    """Whether `end_line` is only partly omitted."""
 
     @property
     def chars(self) -> int:
@@ -104,38 +103,6 @@ class OmittedRange:
 class ResultView:
     """Structured record of what the model was shown for one tool result.
 
-    Attributes:
-        kind: View kind: `text`, `command`, `log`, `rows`, `file`, `json`, `search`,
-            `binary`, `blocks`, or a user-registered kind.
-        summary: Facts only: counts, ranges, distributions.
-        items: Evidence shown, each a JSON-ready dict with a `type` key.
-        total: How many units the result holds (lines, rows, hits, keys), when known.
-        unit: What `total` and `shown` count.
-        shown: How many units the view shows (fully or partly).
-        observations: Inferences drawn from the facts, if any.
-        references: Named references, for example `all`, `next`, `first_error`.
-        omitted: Exactly what was left out.
-        truncated: Whether anything was left out.
-        original_chars: Characters of the normalised original.
-        original_lines: Lines of the original.
-        original_bytes: UTF-8 bytes of the raw original (bytes for binary results).
-        shown_chars: Characters of the rendered view (what the model sees).
-        shown_tokens: Tokens of the rendered view under `counter`.
-        budget_tokens: The token budget the view was rendered for.
-        budget_chars: The character budget the view was rendered for.
-        counter: Name of the token counter used.
-        normalised: Whether the view's text differs from the raw text (ANSI codes removed,
-            carriage-return progress collapsed, control characters replaced).
-        record_id: Id of the stored raw result, when stored.
-        stored: Whether the raw result is in the store.
-        store_error: Why the raw result could not be stored, if it could not.
-        tool_name: Name of the tool that produced the result.
-        status: `success` or `error`, from the `ToolMessage`.
-        original_artifact: The tool's own artifact, untouched.
-        compacted: Whether `compact` dropped evidence texts, observations or ranges to keep
-            the record small (they are in the message content or the store).
-        protocol: The marker that identifies the record in a checkpoint (do not change).
-
     Example:
         ```python
         view = ResultView(kind="rows", total=40_000, unit="rows", shown=50, truncated=True)
@@ -144,32 +111,64 @@ class ResultView:
     """
 
     kind: str
+
+    """View kind: `text`, `command`, `log`, `rows`, `file`, `json`, `search`, `binary`,
+
+    `blocks`, or a user-registered kind."""
     summary: dict[str, Any] = field(default_factory=dict)
+    """Facts only: counts, ranges, distributions."""
     items: list[dict[str, Any]] = field(default_factory=list)
+    """Evidence shown, each a JSON-ready dict with a `type` key."""
     total: int | None = None
+    """How many units the result holds (lines, rows, hits, keys), when known."""
     unit: str = "lines"
+    """What `total` and `shown` count."""
     shown: int = 0
+    """How many units the view shows (fully or partly)."""
     observations: list[str] = field(default_factory=list)
+    """Inferences drawn from the facts, if any."""
     references: dict[str, str] = field(default_factory=dict)
+    """Named references, for example `all`, `next`, `first_error`."""
     omitted: list[OmittedRange] = field(default_factory=list)
+    """Exactly what was left out."""
     truncated: bool = False
+    """Whether anything was left out."""
     original_chars: int = 0
+    """Characters of the normalised original."""
     original_lines: int = 0
+    """Lines of the original."""
     original_bytes: int = 0
+    """UTF-8 bytes of the raw original (bytes for binary results)."""
     shown_chars: int = 0
+    """Characters of the rendered view (what the model sees)."""
     shown_tokens: int = 0
+    """Tokens of the rendered view under `counter`."""
     budget_tokens: int = 0
+    """The token budget the view was rendered for."""
     budget_chars: int = 0
+    """The character budget the view was rendered for."""
     counter: str = ""
+    """Name of the token counter used."""
     normalised: bool = False
+    """Whether the view's text differs from the raw text (ANSI codes removed, carriage-return
+    progress collapsed, control characters replaced)."""
     record_id: str | None = None
+    """Id of the stored raw result, when stored."""
     stored: bool = False
+    """Whether the raw result is in the store."""
     store_error: str | None = None
+    """Why the raw result could not be stored, if it could not."""
     tool_name: str | None = None
+    """Name of the tool that produced the result."""
     status: str = "success"
+    """`success` or `error`, from the `ToolMessage`."""
     original_artifact: Any = None
+    """The tool's own artifact, untouched."""
     compacted: bool = False
+    """Whether `compact` dropped evidence texts, observations or ranges to keep the record small
+    (they are in the message content or the store)."""
     protocol: str = ARTIFACT_MARKER
+    """The marker that identifies the record in a checkpoint (do not change)."""
 
     @property
     def omitted_chars(self) -> int:
