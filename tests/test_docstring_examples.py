@@ -42,18 +42,7 @@ PACKAGE = ROOT / "src" / "langchain_result_layer"
 BLOCK_RE = re.compile(r"^[ \t]*```python\n(.*?)^[ \t]*```", re.S | re.M)
 
 PENDING: dict[str, str] = {
-    "__init__.py": "integration",
-    "adapters/_messages.py": "integration",
-    "adapters/_outputs.py": "integration",
-    "adapters/_placeholders.py": "integration",
-    "adapters/budget_guard.py": "integration",
-    "adapters/middleware.py": "integration",
-    "adapters/tool_wrapper.py": "integration",
-    "adapters/truncation_node.py": "integration",
-    "core/guard.py": "integration",
     "core/normalize.py": "security",
-    "errors.py": "integration",
-    "layer.py": "integration",
     "tools/sql.py": "security",
 }
 

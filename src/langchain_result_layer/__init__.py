@@ -4,8 +4,15 @@ Example:
     ```python
     from langchain_result_layer import ResultLayer
 
+    def search(query: str) -> str:
+        "Search the docs."
+        return " ".join(f"hit {i}" for i in range(50_000))
+
     layer = ResultLayer(context_window=128_000, store="sqlite:///tool_results.db")
-    tools = layer.wrap_tools([search, run_sql]) + [layer.fetch_tool]
+    tools = layer.wrap_tools([search]) + [layer.fetch_tool]
+    result = tools[0].invoke({"name": "search", "args": {"query": "x"}, "id": "c1",
+                              "type": "tool_call"})
+    assert "fetch_tool_result(" in result.text  # a bounded view and the way back
     ```
 """
 

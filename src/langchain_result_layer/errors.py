@@ -35,7 +35,11 @@ class ResultStoreWarning(UserWarning):
 
     Example:
         ```python
-        warnings.simplefilter("error", ResultStoreWarning)  # make it a hard error
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResultStoreWarning)  # make it a hard error
+            assert issubclass(ResultStoreWarning, UserWarning)
         ```
     """
 
@@ -45,7 +49,11 @@ class MiddlewareOrderWarning(UserWarning):
 
     Example:
         ```python
-        warnings.simplefilter("error", MiddlewareOrderWarning)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MiddlewareOrderWarning)  # fail instead of warning
+            assert issubclass(MiddlewareOrderWarning, UserWarning)
         ```
     """
 

@@ -2,14 +2,21 @@
 
 Example:
     ```python
+    from langchain.agents import create_agent
+    from langchain_core.tools import tool
     from langchain_result_layer import ResultLayer
 
+    @tool
+    def read_log(name: str) -> str:
+        "Read a build log."
+        return " ".join(f"{name} step {i}: ok" for i in range(50_000))
+
     layer = ResultLayer(context_window=128_000, store="sqlite:///tool_results.db")
-    tools = layer.wrap_tools([search, run_sql, read_log]) + [layer.fetch_tool]
-    agent = create_react_agent(model, tools, pre_model_hook=layer.budget_guard)
-    agent = create_agent(model, [search, run_sql], middleware=[layer.middleware()])
-    graph.add_node("truncate", layer.truncation_node)
-    msg = layer.process_tool_message(tool_message)
+    tools = layer.wrap_tools([read_log]) + [layer.fetch_tool]  # any agent or ToolNode
+    agent = create_agent(model, [read_log], middleware=[layer.middleware()])  # LangChain v1
+    node, guard = layer.truncation_node, layer.budget_guard  # StateGraph nodes, pre-model hook
+    msg = layer.process_tool_message(tool_message)  # any ToolMessage
+    assert layer.is_processed(msg) and layer.view_of(msg) is not None
     ```
 """
 
@@ -81,7 +88,8 @@ def resolve_model(model: object) -> object:
 
     Example:
         ```python
-        assert resolve_model(model.with_retry()) is model  # doctest: +SKIP
+        assert resolve_model(model.with_retry()) is model
+        assert window_from_model(model.bind(stop=["x"]).with_retry()) == 128_000
         ```
     """
     if isinstance(model, str):
@@ -376,7 +384,8 @@ class ResultLayer:
 
         Example:
             ```python
-            layer = ResultLayer.from_model(model, store="sqlite:///results.db")  # doctest: +SKIP
+            layer = ResultLayer.from_model(model, store="memory")
+            assert layer.context_window == 128_000  # the model's profile["max_input_tokens"]
             ```
         """
         return cls(model=model, **kwargs)
@@ -416,7 +425,8 @@ class ResultLayer:
 
         Example:
             ```python
-            layer.request_counter.count(messages)  # doctest: +SKIP
+            assert layer.request_counter is layer.request_counter
+            assert layer.request_counter.count([tool_message]) > 0
             ```
         """
         with self._lock:
@@ -449,7 +459,12 @@ class ResultLayer:
 
         Example:
             ```python
-            store = layer.store_for(runtime.store, config)  # doctest: +SKIP
+            from langgraph.store.memory import InMemoryStore
+
+            assert layer.store_for() is layer.store  # the layer was given a store
+            default = ResultLayer(context_window=16_000)
+            graph_store = default.store_for(InMemoryStore())  # runtime.store of a graph run
+            assert graph_store is not default.store
             ```
         """
         if not self.store_is_default:
@@ -508,7 +523,10 @@ class ResultLayer:
 
         Example:
             ```python
+            from langchain_core.messages import ToolMessage
+
             assert layer.marker_of(ToolMessage("x", tool_call_id="1")) == {}
+            assert layer.marker_of(layer.process_tool_message(tool_message))["processed"]
             ```
         """
         return self.signer.verified(message)
@@ -525,7 +543,11 @@ class ResultLayer:
 
         Example:
             ```python
-            layer.adopt(hitl_edited_message)  # doctest: +SKIP
+            processed = layer.process_tool_message(tool_message)
+            notice = "Edited by a reviewer. "
+            edited = processed.model_copy(update={"content": notice + processed.text})
+            assert not layer.is_processed(edited)  # its signature covers the old content
+            assert layer.is_processed(layer.adopt(edited))
             ```
         """
         marker = self.signer.verified_within(message)
@@ -551,6 +573,8 @@ class ResultLayer:
 
         Example:
             ```python
+            from langchain_core.messages import ToolMessage
+
             assert not layer.is_processed(ToolMessage(content="x", tool_call_id="1"))
             ```
         """
@@ -580,7 +604,10 @@ class ResultLayer:
 
         Example:
             ```python
-            msg = layer.apply_outcome(tool_message, outcome)  # doctest: +SKIP
+            outcome = layer.pipeline.process(tool_message.content, tool_name="read_log")
+            assert outcome is not None
+            msg = layer.apply_outcome(tool_message, outcome)
+            assert msg.id == tool_message.id and layer.view_of(msg) is msg.artifact
             ```
         """
         view = outcome.view
@@ -632,7 +659,11 @@ class ResultLayer:
 
         Example:
             ```python
+            from langchain_core.messages import ToolMessage
+
+            big_log = " ".join(f"step {i}: ok" for i in range(100_000))
             msg = layer.process_tool_message(ToolMessage(content=big_log, tool_call_id="c1"))
+            assert layer.token_counter.count(msg.text) <= layer.result_budget.tokens
             ```
         """
         message = self._check(message)
@@ -672,6 +703,7 @@ class ResultLayer:
         Example:
             ```python
             msg = await layer.aprocess_tool_message(tool_message)
+            assert layer.is_processed(msg)
             ```
         """
         message = self._check(message)
@@ -701,7 +733,9 @@ class ResultLayer:
 
         Example:
             ```python
-            view = ResultLayer.view_of(msg)
+            view = ResultLayer.view_of(layer.process_tool_message(tool_message))
+            assert view is not None and view.shown_tokens > 0
+            assert ResultLayer.view_of(tool_message) is None  # not processed
             ```
         """
         return ResultView.from_artifact(message.artifact)
@@ -718,7 +752,10 @@ class ResultLayer:
 
         Example:
             ```python
-            rows = ResultLayer.tool_artifact(msg)
+            own = tool_message.model_copy(update={"artifact": {"rows": 3_000}})
+            msg = layer.process_tool_message(own)
+            assert ResultLayer.tool_artifact(msg) == {"rows": 3_000}
+            assert ResultLayer.tool_artifact(own) == {"rows": 3_000}  # not processed: as is
             ```
         """
         view = ResultView.from_artifact(message.artifact)
@@ -732,7 +769,8 @@ class ResultLayer:
 
         Example:
             ```python
-            tools = [*my_tools, layer.fetch_tool]
+            assert layer.fetch_tool is layer.fetch_tool
+            assert layer.fetch_tool.name == "fetch_tool_result"
             ```
         """
         with self._lock:
@@ -753,7 +791,12 @@ class ResultLayer:
 
         Example:
             ```python
+            def search(query: str) -> str:
+                "Search the docs."
+                return "no hits"
+
             safe_search = layer.wrap_tool(search)
+            assert safe_search.name == "search"
             ```
         """
         from langchain_result_layer.adapters.tool_wrapper import wrap_tool  # noqa: PLC0415
@@ -771,7 +814,16 @@ class ResultLayer:
 
         Example:
             ```python
+            def search(query: str) -> str:
+                "Search the docs."
+                return "no hits"
+
+            def run_sql(query: str) -> str:
+                "Run a query."
+                return "0 rows"
+
             tools = layer.wrap_tools([search, run_sql]) + [layer.fetch_tool]
+            assert [t.name for t in tools] == ["search", "run_sql", "fetch_tool_result"]
             ```
         """
         return [self.wrap_tool(t) for t in tools]
@@ -787,6 +839,13 @@ class ResultLayer:
 
         Example:
             ```python
+            from langchain_core.tools import tool
+
+            @tool
+            def search(query: str) -> str:
+                "Search the docs."
+                return "no hits"
+
             assert layer.wrapped_tool(search) is layer.wrapped_tool(search)
             ```
         """
@@ -810,8 +869,11 @@ class ResultLayer:
 
         Example:
             ```python
-            graph.add_node("truncate", layer.truncation_node)
-            graph.add_edge("tools", "truncate")
+            from langgraph.graph import MessagesState, StateGraph
+
+            graph = StateGraph(MessagesState)
+            graph.add_node("truncate", layer.truncation_node)  # after the ToolNode
+            assert layer.truncation_node is layer.truncation_node
             ```
         """
         with self._lock:
@@ -836,7 +898,9 @@ class ResultLayer:
 
         Example:
             ```python
-            tokens = layer.count_request(state["messages"], system=prompt, tools=tools)
+            tools = [layer.fetch_tool]
+            tokens = layer.count_request([tool_message], system="Be brief.", tools=tools)
+            assert tokens > layer.count_request([tool_message])
             ```
         """
         from langchain_result_layer.adapters.budget_guard import request_counter_for  # noqa: PLC0415
@@ -852,7 +916,8 @@ class ResultLayer:
 
         Example:
             ```python
-            agent = create_react_agent(model, tools, pre_model_hook=layer.budget_guard)
+            assert layer.budget_guard is layer.budget_guard  # one per layer
+            assert not layer.budget_guard.guard([tool_message]).changed
             ```
         """
         with self._lock:
@@ -874,7 +939,10 @@ class ResultLayer:
 
         Example:
             ```python
-            agent = create_agent(model, tools, middleware=[layer.middleware()])
+            from langchain.agents import create_agent
+
+            agent = create_agent(model, [], middleware=[layer.middleware()])
+            assert agent.invoke({"messages": [("user", "hi")]})["messages"][-1].text == "done"
             ```
         """
         from langchain_result_layer.adapters.middleware import ResultLayerMiddleware  # noqa: PLC0415

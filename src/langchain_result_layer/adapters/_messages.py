@@ -32,6 +32,7 @@ Example:
 
     counter = RequestCounter(ApproximateTokenCounter())
     n = counter.count([HumanMessage("hello", id="h1")], system="Be brief.")
+    assert n == counter.count([HumanMessage("hello", id="h1")], system="Be brief.")  # cached
     ```
 """
 
@@ -157,7 +158,8 @@ class MessageInfo:
 
     Example:
         ```python
-        info.record.tokens  # doctest: +SKIP
+        info = layer.request_counter.info(tool_message)
+        assert info.record.role == "tool" and info.headline  # a raw result's first line
         ```
     """
 
@@ -332,7 +334,8 @@ class RequestCounter:
     Example:
         ```python
         rc = RequestCounter(layer.token_counter, image_tokens=layer.image_tokens)
-        rc.count(state["messages"], system="You are helpful.", tools=tools)
+        tokens = rc.count([tool_message], system="You are helpful.", tools=[layer.fetch_tool])
+        assert tokens > rc.count([tool_message])  # the prompt and the tool schema count
         ```
     """
 
@@ -728,7 +731,10 @@ class RequestCounter:
 
         Example:
             ```python
-            rc.count(messages, system="You are helpful.", tools=[search])
+            from langchain_core.messages import HumanMessage
+
+            rc = RequestCounter(counter)
+            assert rc.count([HumanMessage("hi")], system="You are helpful.") > rc.count([])
             ```
         """
         total = REQUEST_OVERHEAD + self.system_tokens(system) + self.tools_tokens(tools)
@@ -840,7 +846,10 @@ def parallel_calls(messages: Any, tool_call_id: str | None) -> int:
 
     Example:
         ```python
-        parallel_calls([AIMessage("", tool_calls=[...two calls...])], "c1")  # 2
+        from langchain_core.messages import AIMessage
+
+        calls = [{"name": "search", "args": {}, "id": c} for c in ("c1", "c2")]
+        assert parallel_calls([AIMessage("", tool_calls=calls)], "c1") == 2
         ```
     """
     if not tool_call_id or not isinstance(messages, (list, tuple)):

@@ -8,7 +8,8 @@ Example:
     ```python
     from langchain_result_layer.adapters._outputs import process_output
 
-    processed = process_output(layer, tool_message, config)
+    processed = process_output(layer, tool_message, None)
+    assert layer.is_processed(processed) and processed.id == tool_message.id
     ```
 """
 
@@ -99,7 +100,11 @@ def process_output(
 
     Example:
         ```python
-        process_output(layer, ToolMessage(big, tool_call_id="c1"), None)
+        from langchain_core.messages import ToolMessage
+
+        big = "build step ok " * 50_000
+        out = process_output(layer, [ToolMessage(big, tool_call_id="c1")], None)
+        assert len(out) == 1 and layer.is_processed(out[0]) and len(out[0].text) < len(big)
         ```
     """
     return _dispatch(
@@ -129,7 +134,8 @@ async def aprocess_output(
 
     Example:
         ```python
-        await aprocess_output(layer, tool_message, None)
+        processed = await aprocess_output(layer, tool_message, None)
+        assert layer.is_processed(processed)
         ```
     """
     return await _adispatch(
@@ -218,7 +224,8 @@ def process_raw(
 
     Example:
         ```python
-        process_raw(layer, "x" * 10_000_000, tool_name="read_log", config=None)
+        view = process_raw(layer, "x" * 10_000_000, tool_name="read_log", config=None)
+        assert isinstance(view, str) and len(view) < 500_000  # the bounded, fenced view
         ```
     """
     if is_tool_output(output) or output is None:
@@ -252,7 +259,9 @@ async def aprocess_raw(
 
     Example:
         ```python
-        await aprocess_raw(layer, rows, tool_name="run_sql", config=None)
+        rows = [{"id": i, "status": "ok"} for i in range(20_000)]
+        view = await aprocess_raw(layer, rows, tool_name="run_sql", config=None)
+        assert isinstance(view, str) and "20,000" in view
         ```
     """
     if is_tool_output(output) or output is None:

@@ -173,8 +173,12 @@ def make_placeholder(
 
     Example:
         ```python
-        placeholder = make_placeholder(msg, info, signer=signer,
+        info = layer.request_counter.info(tool_message)
+        placeholder = make_placeholder(tool_message, info, signer=layer.signer,
                                        ref="ref://tool-result/abc12345/text")
+        assert placeholder.id == tool_message.id
+        assert "ref://tool-result/abc12345" in placeholder.text
+        assert layer.marker_of(placeholder)["cleared"]
         ```
     """
     content = placeholder_text(
@@ -241,7 +245,13 @@ def expired_placeholder(
 
     Example:
         ```python
-        expired_placeholder(placeholder, marker, signer=signer)  # doctest: +SKIP
+        info = layer.request_counter.info(tool_message)
+        placeholder = make_placeholder(tool_message, info, signer=layer.signer,
+                                       ref="ref://tool-result/abc12345/text", expires_at=100.0)
+        marker = layer.marker_of(placeholder)
+        assert expired_placeholder(placeholder, marker, signer=layer.signer, now=50.0) is None
+        expired = expired_placeholder(placeholder, marker, signer=layer.signer, now=200.0)
+        assert expired is not None and "expired" in expired.text
         ```
     """
     expires_at = marker.get("expires_at")
@@ -326,8 +336,12 @@ def clear_call_arguments(
 
     Example:
         ```python
-        edited = clear_call_arguments(ai_message, ["call_1"], signer=signer)
-        assert edited.tool_calls[0]["args"] == {}
+        from langchain_core.messages import AIMessage
+
+        call = {"name": "run_sql", "args": {"query": "select * from jobs"}, "id": "call_1"}
+        ai_message = AIMessage("", tool_calls=[call], id="a1")
+        edited = clear_call_arguments(ai_message, ["call_1"], signer=layer.signer)
+        assert edited.tool_calls[0]["args"] == {} and edited.id == "a1"
         ```
     """
     ids = set(call_ids)

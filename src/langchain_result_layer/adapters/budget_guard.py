@@ -27,15 +27,23 @@ layer has none of its own.
 
 Example:
     ```python
-    from langgraph.prebuilt import create_react_agent
+    from langchain_core.tools import tool
     from langchain_result_layer import ResultLayer
     from langchain_result_layer.adapters.budget_guard import BudgetGuard
 
-    layer = ResultLayer(context_window=128_000, store="sqlite:///tool_results.db")
-    tools = layer.wrap_tools([search, run_sql]) + [layer.fetch_tool]
+    @tool
+    def read_log(name: str) -> str:
+        "Read a build log."
+        return " ".join(f"{name} step {i}: ok" for i in range(2_000))
+
+    layer = ResultLayer(context_window=128_000, store="memory")
+    tools = layer.wrap_tools([read_log]) + [layer.fetch_tool]
     guard = BudgetGuard(layer, system_prompt="You are a careful analyst.", tools=tools)
-    agent = create_react_agent(model, tools, prompt="You are a careful analyst.",
-                               pre_model_hook=guard)
+    assert guard.overhead() > 0  # the prompt and the tool schemas are counted
+    # As a node before the model of a custom StateGraph, or LangGraph's (deprecated)
+    # create_react_agent(model, tools, prompt=..., pre_model_hook=guard).
+    update = guard.run({"messages": [("user", "Why did the build fail?")]}, {})
+    assert update == {}  # far under the trigger: nothing to write back
     ```
 """
 
@@ -101,7 +109,11 @@ class ContextBudgetWarning(UserWarning):
 
     Example:
         ```python
-        warnings.simplefilter("error", ContextBudgetWarning)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ContextBudgetWarning)  # fail instead of sending
+            assert issubclass(ContextBudgetWarning, UserWarning)
         ```
     """
 
@@ -117,7 +129,11 @@ def request_counter_for(layer: ResultLayer) -> RequestCounter:
 
     Example:
         ```python
-        request_counter_for(layer).count(messages)
+        from langchain_core.messages import HumanMessage
+
+        counter = request_counter_for(layer)
+        assert counter is layer.request_counter  # one cache per layer
+        assert counter.count([HumanMessage("hello", id="h1")]) > 0
         ```
     """
     return layer.request_counter
@@ -147,8 +163,11 @@ class BudgetGuard(GraphNode):
 
     Example:
         ```python
-        guard = BudgetGuard(layer, system_prompt=prompt, tools=tools)
-        agent = create_react_agent(model, tools, prompt=prompt, pre_model_hook=guard)
+        from langchain_result_layer import GuardSettings
+
+        strict = BudgetGuard(layer, system_prompt="Be brief.", settings=GuardSettings(keep_last=1))
+        result = strict.guard([tool_message])
+        assert result.window == layer.context_window and not result.changed
         ```
     """
 
@@ -564,8 +583,9 @@ class BudgetGuard(GraphNode):
 
         Example:
             ```python
-            result = guard.guard(state["messages"])
-            state_update = {"messages": result.replacements}
+            result = layer.budget_guard.guard([tool_message])
+            state_update = {"messages": result.replacements}  # what a node returns
+            assert result.tokens_before == result.tokens_after  # under the trigger
             ```
         """
         return drive(self._steps(messages, config=config, system=system, tools=tools, store=store))
@@ -593,7 +613,8 @@ class BudgetGuard(GraphNode):
 
         Example:
             ```python
-            result = await guard.aguard(state["messages"])
+            result = await layer.budget_guard.aguard([tool_message])
+            assert not result.changed
             ```
         """
         steps = self._steps(messages, config=config, system=system, tools=tools, store=store)
@@ -665,7 +686,7 @@ def make_budget_guard(layer: ResultLayer) -> BudgetGuard:
 
     Example:
         ```python
-        agent = create_react_agent(model, tools, pre_model_hook=make_budget_guard(layer))
+        assert make_budget_guard(layer) is layer.budget_guard
         ```
     """
     return layer.budget_guard

@@ -24,10 +24,25 @@ results, and their own notices are never fenced as tool data.
 Example:
     ```python
     from langchain.agents import create_agent
-    from langchain_result_layer import ResultLayerMiddleware
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import tool
+    from langchain_result_layer import ResultLayerMiddleware, ScriptedChatModel
+    from langchain_result_layer.scripted import ai_tool_calls, tool_call
 
+    @tool
+    def search(query: str) -> str:
+        "Search the docs."
+        return " ".join(f"hit {i}" for i in range(50_000))
+
+    model = ScriptedChatModel(
+        script=[ai_tool_calls(tool_call("search", {"query": "x"}, id="c1")), "done"],
+        max_input_tokens=128_000,
+    )
     middleware = ResultLayerMiddleware(context_window=128_000, store="sqlite:///results.db")
-    agent = create_agent(model, [search, run_sql], middleware=[middleware])
+    agent = create_agent(model, [search], middleware=[middleware])
+    out = agent.invoke({"messages": [("user", "find it")]})
+    result = next(m for m in out["messages"] if isinstance(m, ToolMessage))
+    assert middleware.layer.is_processed(result)  # the model saw the bounded view
     ```
 """
 
@@ -140,8 +155,11 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
 
     Example:
         ```python
+        from langchain.agents import create_agent
+
         middleware = ResultLayerMiddleware(context_window=128_000, store="sqlite:///r.db")
-        agent = create_agent(model, tools, middleware=[middleware])
+        agent = create_agent(model, [], middleware=[middleware])
+        assert [t.name for t in middleware.tools] == ["fetch_tool_result"]
         ```
     """
 

@@ -110,9 +110,17 @@ class ResultLayerTool(BaseTool):
 
     Example:
         ```python
+        from langchain_core.tools import tool
+
+        @tool
+        def run_sql(query: str) -> str:
+            "Run a query."
+            return " ".join(f"row {i}" for i in range(50_000))
+
         wrapped = layer.wrap_tool(run_sql)
-        msg = wrapped.invoke({"name": "run_sql", "args": {"query": q}, "id": "c1",
+        msg = wrapped.invoke({"name": "run_sql", "args": {"query": "select 1"}, "id": "c1",
                               "type": "tool_call"})
+        assert isinstance(wrapped, ResultLayerTool) and layer.is_processed(msg)
         ```
     """
 
@@ -288,6 +296,13 @@ def unwrap_tool(tool: BaseTool) -> BaseTool:
 
     Example:
         ```python
+        from langchain_core.tools import tool
+
+        @tool
+        def search(query: str) -> str:
+            "Search the docs."
+            return "no hits"
+
         assert unwrap_tool(layer.wrap_tool(search)) is search
         ```
     """
@@ -314,7 +329,12 @@ def wrap_tool(layer: ResultLayer, tool: BaseTool | Callable[..., Any]) -> BaseTo
 
     Example:
         ```python
-        tools = [wrap_tool(layer, t) for t in (search, run_sql)]
+        def search(query: str) -> str:
+            "Search the docs."
+            return "no hits"
+
+        wrapped = wrap_tool(layer, search)  # a function becomes a tool first
+        assert wrapped.name == "search" and wrap_tool(layer, wrapped) is wrapped
         ```
     """
     if not isinstance(tool, BaseTool):

@@ -10,17 +10,37 @@ node keeps no per-request state; with no store of its own the layer uses the gra
 
 Example:
     ```python
+    from langchain_core.messages import ToolMessage
+    from langchain_core.tools import tool
     from langgraph.graph import START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
+    from langchain_result_layer import ScriptedChatModel
+    from langchain_result_layer.scripted import ai_tool_calls, tool_call
+
+    @tool
+    def search(query: str) -> str:
+        "Search the docs (an unwrapped tool: its raw result lands in state)."
+        return " ".join(f"hit {i}" for i in range(60_000))
+
+    tools = [search, layer.fetch_tool]
+    call = tool_call("search", {"query": "x"}, id="c1")
+    model = ScriptedChatModel(script=[ai_tool_calls(call), "done"])
+    bound = model.bind_tools(tools)
+
+    def call_model(state: MessagesState) -> dict:
+        return {"messages": [bound.invoke(state["messages"])]}
 
     graph = StateGraph(MessagesState)
     graph.add_node("agent", call_model)
-    graph.add_node("tools", ToolNode([search, run_sql, layer.fetch_tool]))
+    graph.add_node("tools", ToolNode(tools))
     graph.add_node("truncate", layer.truncation_node)
     graph.add_edge(START, "agent")
     graph.add_conditional_edges("agent", tools_condition)
     graph.add_edge("tools", "truncate")
     graph.add_edge("truncate", "agent")
+    out = graph.compile().invoke({"messages": [("user", "find it")]})
+    result = next(m for m in out["messages"] if isinstance(m, ToolMessage))
+    assert layer.is_processed(result) and len(result.text) < 100_000
     ```
 """
 
@@ -67,7 +87,12 @@ class TruncationNode(GraphNode):
 
     Example:
         ```python
+        from langgraph.graph import MessagesState, StateGraph
+
+        graph = StateGraph(MessagesState)
         graph.add_node("truncate", TruncationNode(layer))
+        update = layer.truncation_node.run({"messages": [tool_message]}, {})
+        assert layer.is_processed(update["messages"][0])
         ```
     """
 
@@ -158,7 +183,7 @@ def make_truncation_node(layer: ResultLayer) -> TruncationNode:
 
     Example:
         ```python
-        graph.add_node("truncate", make_truncation_node(layer))
+        assert make_truncation_node(layer) is layer.truncation_node
         ```
     """
     return layer.truncation_node

@@ -221,7 +221,10 @@ class ClearingPlan:
 
     Example:
         ```python
-        plan.changed  # doctest: +SKIP
+        plan = ClearingPlan(tokens_before=900, tokens_after=900)
+        assert not plan.changed  # nothing cleared yet
+        plan.clear.append(2)
+        assert plan.changed
         ```
     """
 
@@ -267,7 +270,15 @@ def protected_indices(
 
     Example:
         ```python
-        hard, recent = protected_indices(records, keep_last=3)  # doctest: +SKIP
+        records = [
+            MessageRecord(role="ai", tokens=20, call_ids=("c1",)),
+            MessageRecord(role="tool", tokens=900, tool_call_id="c1", tool_name="plan"),
+            MessageRecord(role="tool", tokens=500, tool_call_id="c2", tool_name="search"),
+            MessageRecord(role="ai", tokens=20, call_ids=("c3",)),
+            MessageRecord(role="tool", tokens=700, tool_call_id="c3", tool_name="search"),
+        ]
+        hard, recent = protected_indices(records, keep_last=2, pinned_tools={"plan"})
+        assert hard == {1, 4} and recent == {2}  # pinned, unseen; the other of the last 2
         ```
     """
     last_ai = -1
@@ -316,7 +327,15 @@ def plan_clearing(
 
     Example:
         ```python
+        records = [
+            MessageRecord(role="ai", tokens=20, call_ids=("c1",)),
+            MessageRecord(role="tool", tokens=1_500, tool_call_id="c1", tool_name="search"),
+            MessageRecord(role="ai", tokens=20, call_ids=("c2",)),
+            MessageRecord(role="tool", tokens=400, tool_call_id="c2", tool_name="search"),
+        ]
+        limits = GuardLimits.from_window(2_000, keep_last=1)  # trigger 1,500, target 800
         plan = plan_clearing(records, limits=limits, placeholder_tokens=lambda i: 40)
+        assert plan.clear == [1] and plan.tokens_after == 20 + 40 + 20 + 400
         ```
     """
     total = limits.overhead + sum(r.tokens for r in records)
