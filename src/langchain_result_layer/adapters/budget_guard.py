@@ -19,6 +19,13 @@ Modes:
   and thread, the message id and its content, so the prefix stays stable while the process
   lives, but the full history stays in state (and in checkpoints).
 
+The guard is split by concern: `_guard_run` (the state of one run and its `GuardResult`),
+`_guard_planning` (placeholders, the plan, applying it, expiry: no I/O), `_guard_storing`
+(saving raw results before they are cleared), `_guard_shrinking` (rendering results again
+smaller), `_messages` (counting, cached per message), `_decisions` (the non-destructive memory);
+this module holds the settings, the run's order and the node I/O. Steps that need I/O yield it
+(`_sans_io`), so `guard` and `aguard` share one implementation of every decision.
+
 A guard keeps no per-request state: one instance may serve many agents, threads and tenants
 at once. Counting is cached per message (scoped by principal and thread); large new text is
 first bounded (a provable upper bound), and counted exactly only when the request might pass
@@ -50,16 +57,23 @@ Example:
 from __future__ import annotations
 
 import logging
-import time
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 
 from langchain_result_layer.adapters._decisions import DecisionMemory
 from langchain_result_layer.adapters._graph_node import GraphNode, graph_store
+from langchain_result_layer.adapters._guard_planning import (
+    PlanningContext,
+    expire_placeholders,
+    finish,
+    noop,
+    plan,
+    tokens_of,
+)
 from langchain_result_layer.adapters._guard_run import (
     GuardResult,
     GuardRun,
@@ -68,25 +82,17 @@ from langchain_result_layer.adapters._guard_run import (
 )
 from langchain_result_layer.adapters._guard_shrinking import shrink_jobs
 from langchain_result_layer.adapters._guard_storing import (
-    reference_for,
     results_to_store,
     store_result,
 )
-from langchain_result_layer.adapters._markers import raw_marker
 from langchain_result_layer.adapters._messages import (
     REQUEST_OVERHEAD,
     RequestCounter,
-    Scope,
     scope_of,
-)
-from langchain_result_layer.adapters._placeholders import (
-    clear_call_arguments,
-    expired_placeholder,
-    make_placeholder,
 )
 from langchain_result_layer.adapters._sans_io import Steps, adrive, drive
 from langchain_result_layer.config import GuardSettings
-from langchain_result_layer.core.guard import ClearingPlan, GuardLimits, plan_clearing
+from langchain_result_layer.core.guard import GuardLimits
 from langchain_result_layer.errors import ContextBudgetExceeded
 from langchain_result_layer.stores.base import Principal
 
@@ -198,6 +204,7 @@ class BudgetGuard(GraphNode):
         self.counter: RequestCounter = layer.request_counter
         self.decisions = DecisionMemory()
         """What the non-destructive mode sent, by principal, thread, message id and content."""
+        self._planning = PlanningContext.of(layer)
 
     @property
     def non_destructive(self) -> bool:
@@ -301,107 +308,6 @@ class BudgetGuard(GraphNode):
             total = overhead + sum(info.record.tokens for info in run.infos)
         return run, total
 
-    def _exact(self, messages: list[BaseMessage], scope: Scope) -> int:
-        return sum(info.record.tokens for info in self.counter.infos(messages, scope))
-
-    def _placeholder(self, run: GuardRun, i: int) -> ToolMessage:
-        cached = run.placeholders.get(i)
-        ref = reference_for(run, i)
-        if cached is not None and raw_marker(cached).get("ref") == ref:
-            return cached
-        message = run.messages[i]
-        assert isinstance(message, ToolMessage)
-        info = run.infos[i]
-        note = run.unsaved.get(i)
-        if note is None and ref is None:
-            note = info.store_error
-        placeholder = make_placeholder(
-            message,
-            info,
-            signer=self.layer.signer,
-            ref=ref,
-            fetch_tool_name=self.layer.fetch_tool_name,
-            note=note,
-            stored_now=i in run.stored or i in run.pending,
-            expires_at=run.expires.get(i, info.expires_at),
-        )
-        run.placeholders[i] = placeholder
-        return placeholder
-
-    def _plan(self, run: GuardRun) -> ClearingPlan:
-        def placeholder_tokens(i: int) -> int:
-            return self.counter.message_tokens(self._placeholder(run, i), run.scope)
-
-        def cleared_args_tokens(i: int, ids: tuple[str, ...]) -> int:
-            message = run.messages[i]
-            assert isinstance(message, AIMessage)
-            edited = clear_call_arguments(message, ids, signer=self.layer.signer)
-            return self.counter.message_tokens(edited, run.scope)
-
-        plan = plan_clearing(
-            [info.record for info in run.infos],
-            limits=run.limits,
-            placeholder_tokens=placeholder_tokens,
-            cleared_args_tokens=cleared_args_tokens,
-            # Without any store nothing can ever be saved: such results are cleared like the
-            # others (in batches, keeping the prefix stable); a store that is down is different:
-            # its results are kept unless the window needs them.
-            unsaved=run.unsaved.keys() if run.store is not None else (),
-        )
-        run.plan = plan
-        return plan
-
-    def _finish(self, run: GuardRun, plan: ClearingPlan) -> GuardResult:
-        edited = list(run.messages)
-        originals: list[BaseMessage] = []
-        replacements: list[BaseMessage] = []
-        result = GuardResult(
-            messages=edited,
-            overhead=run.overhead,
-            tokens_before=plan.tokens_before,
-            window=run.limits.window,
-            trigger=run.limits.trigger,
-            target=run.limits.target,
-        )
-        for i in plan.clear:
-            placeholder = self._placeholder(run, i)
-            edited[i] = placeholder
-            ident = placeholder.id or placeholder.tool_call_id
-            result.cleared.append(ident)
-            if i in run.stored:
-                result.stored.append(ident)
-            if i in run.unsaved:
-                result.unsaved.append(ident)
-        for i in plan.relaxed:
-            result.relaxed.append(run.messages[i].id or str(i))
-        for i, ids in plan.clear_args.items():
-            message = edited[i]
-            assert isinstance(message, AIMessage)
-            edited[i] = clear_call_arguments(message, ids, signer=self.layer.signer)
-            result.cleared_inputs.extend(ids)
-        cleared = set(plan.clear)
-        for i in run.unsaved:
-            if i not in cleared:
-                result.kept_unsaved.append(run.messages[i].id or str(i))
-        for i in sorted(cleared | set(plan.clear_args)):
-            originals.append(run.state[i])
-            replacements.append(edited[i])
-        result.replacements = replacements
-        result.tokens_after = run.overhead + self._exact(edited, run.scope)
-        result.overflow = result.tokens_after > run.limits.window
-        if self.non_destructive and replacements:
-            self.decisions.remember(run.principal, originals, replacements)
-        if replacements:
-            logger.info(
-                "budget guard: %d -> %d tokens (window %d): cleared %d results, %d call inputs",
-                result.tokens_before,
-                result.tokens_after,
-                result.window,
-                len(result.cleared),
-                len(result.cleared_inputs),
-            )
-        return result
-
     def _check_overflow(self, result: GuardResult) -> None:
         if not result.overflow:
             return
@@ -428,50 +334,12 @@ class BudgetGuard(GraphNode):
             return
         raise ContextBudgetExceeded(tokens=result.tokens_after, limit=result.window, detail=detail)
 
-    def _noop(self, run: GuardRun, total: int) -> GuardResult:
-        return GuardResult(
-            messages=run.messages,
-            overhead=run.overhead,
-            tokens_before=total,
-            tokens_after=total,
-            window=run.limits.window,
-            trigger=run.limits.trigger,
-            target=run.limits.target,
-        )
-
-    def _expire(self, run: GuardRun, result: GuardResult) -> None:
-        """Rewrite placeholders whose stored copy has expired (they say so, once)."""
-        now = time.time()
-        found: dict[int, ToolMessage] = {}
-        expired = [
-            i
-            for i, info in enumerate(run.infos)
-            if info.record.cleared and info.expires_at is not None and info.expires_at <= now
-        ]
-        for i in expired:
-            message = result.messages[i]
-            if not isinstance(message, ToolMessage):
-                continue
-            marker = self.counter.marker(message)
-            if not marker.get("cleared"):
-                continue
-            rewritten = expired_placeholder(
-                message,
-                marker,
-                signer=self.layer.signer,
-                fetch_tool_name=self.layer.fetch_tool_name,
-                now=now,
-            )
-            if rewritten is not None:
-                found[i] = rewritten
-        if not found:
-            return
-        originals = [run.state[i] for i in found]
-        merge_replacements(result, found)
-        if self.non_destructive:
-            self.decisions.remember(run.principal, originals, list(found.values()))
-        result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
-        result.overflow = result.tokens_after > run.limits.window
+    def _remember(
+        self, run: GuardRun, originals: list[BaseMessage], sent: list[BaseMessage]
+    ) -> None:
+        """In the non-destructive mode, what was sent instead of `originals` (to send it again)."""
+        if self.non_destructive and sent:
+            self.decisions.remember(run.principal, originals, sent)
 
     # ------------------------------------------------------------------ shrinking
 
@@ -506,14 +374,11 @@ class BudgetGuard(GraphNode):
                 new[job.index] = shrunk
         if not new:
             return
-        if self.non_destructive:
-            self.decisions.remember(
-                run.principal, [run.messages[i] for i in new], list(new.values())
-            )
+        self._remember(run, [run.messages[i] for i in new], list(new.values()))
         merge_replacements(result, new)
         names = [message.id or str(i) for i, message in new.items()]
         (result.shrunk_kept if kept else result.shrunk).extend(names)
-        result.tokens_after = run.overhead + self._exact(result.messages, run.scope)
+        result.tokens_after = tokens_of(self._planning, run, result.messages)
         result.overflow = result.tokens_after > run.limits.window
         logger.info("budget guard: shrank %d %s results", len(new), "kept" if kept else "unseen")
 
@@ -536,22 +401,33 @@ class BudgetGuard(GraphNode):
             tools=tools,
             store=_GRAPH if store is None else store,
         )
+        ctx = self._planning
         if total <= run.limits.trigger:
-            result = self._noop(run, total)
+            result = noop(run, total)
         else:
-            plan = self._plan(run)
+            chosen = plan(ctx, run)
             for _ in range(len(run.messages) + 1):
-                todo = results_to_store(run, plan)
+                todo = results_to_store(run, chosen)
                 if not todo:
                     break
                 for i in todo:
                     yield from store_result(run, i, ttl_seconds=self.layer.pipeline.ttl_seconds)
-                plan = self._plan(run)
-            result = self._finish(run, plan)
+                chosen = plan(ctx, run)
+            result, originals = finish(ctx, run, chosen)
+            self._remember(run, originals, result.replacements)
+            if result.replacements:
+                logger.info(
+                    "budget guard: %d -> %d tokens (window %d): cleared %d results, %d call inputs",
+                    result.tokens_before,
+                    result.tokens_after,
+                    result.window,
+                    len(result.cleared),
+                    len(result.cleared_inputs),
+                )
             yield from self._shrink(run, result, kept=True)
             if result.overflow and self.shrink_unseen:
                 yield from self._shrink(run, result)
-        self._expire(run, result)
+        self._remember(run, *expire_placeholders(ctx, run, result))
         self._check_overflow(result)
         return result
 
