@@ -147,7 +147,13 @@ class _PG:
         with self.admin.connect() as conn:
             return int(
                 conn.execute(
-                    sa.text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+                    # This database only: pg_locks lists the whole cluster, where other
+                    # runs' stores take advisory locks of their own (quota checks).
+                    sa.text(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+                        "database = (SELECT oid FROM pg_database "
+                        "WHERE datname = current_database())"
+                    )
                 ).scalar_one()
             )
 
