@@ -74,3 +74,31 @@ def test_the_fetch_tool_pages_with_the_layers_own_view() -> None:
     assert "/shout" in ref
     page = layer.fetch_tool.invoke({"ref": ref, "page": 2})
     assert "SHOUTED PAGE: loud line" in str(page)  # the layer's view renders the page
+
+
+def test_layers_with_different_views_share_threads_and_an_event_loop() -> None:
+    """Two layers, one with its own view, used at once from threads and coroutines."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    own = ResultLayer(context_window=20_000, store="memory", views=[ShoutView()])
+    plain = ResultLayer(context_window=20_000, store="memory")
+
+    def both(i: int) -> tuple[str, str]:
+        content = SHOUTS + f"call {i}\n"
+        return _kind(own, content), _kind(plain, content)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert set(pool.map(both, range(32))) == {("shout", "text")}
+
+    async def abatch() -> list[str]:
+        async def one(layer: ResultLayer, i: int) -> str:
+            out = await layer.aprocess_tool_message(
+                ToolMessage(content=SHOUTS + f"a{i}\n", tool_call_id=f"c{i}", name="shell")
+            )
+            return str(out.response_metadata[META_KEY]["kind"])
+
+        return await asyncio.gather(*(one(own if i % 2 else plain, i) for i in range(16)))
+
+    kinds = asyncio.run(abatch())
+    assert kinds == ["text" if i % 2 == 0 else "shout" for i in range(16)]
