@@ -119,14 +119,25 @@ class ReadRequest:
             The request.
 
         Raises:
-            ValueError: When both a line range and an offset range are given.
+            ValueError: When both a line range and an offset range are given, or a value is
+                negative.
+            TypeError: When a value is not an integer.
         """
-        if is_line_mode(start_line, end_line, offset, limit) and (
+        if (start_line is not None or end_line is not None) and (
             offset is not None or limit is not None
         ):
             msg = "give a line range or an offset range, not both"
             raise ValueError(msg)
-        return cls(start_line, end_line, offset, limit, max_size)
+        request = cls(start_line, end_line, offset, limit, max_size)
+        for name in ("start_line", "end_line", "offset", "limit", "max_size"):
+            value = getattr(request, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                msg = f"{name} must be an integer"
+                raise TypeError(msg)
+            if value is not None and value < 0:
+                msg = f"{name} must be >= 0"
+                raise ValueError(msg)
+        return request
 
     @property
     def line_mode(self) -> bool:

@@ -314,6 +314,8 @@ def read_slice(
 ) -> Slice:
     """Read a line range or an offset range (everything when neither is given).
 
+    The arguments are checked by the caller (`stores._chunked.ReadRequest.of`).
+
     Args:
         layout: The record's coordinates.
         source: Where chunks come from.
@@ -325,58 +327,21 @@ def read_slice(
 
     Returns:
         The slice.
-
-    Raises:
-        ValueError: When lines and offsets are mixed or a value is negative.
     """
-    line_mode = start_line is not None or end_line is not None
-    if line_mode and (offset is not None or limit is not None):
-        msg = "give a line range or an offset range, not both"
-        raise ValueError(msg)
-    for name, value in (
-        ("start_line", start_line),
-        ("end_line", end_line),
-        ("offset", offset),
-        ("limit", limit),
-        ("max_size", max_size),
-    ):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            msg = f"{name} must be an integer"
-            raise TypeError(msg)
-        if value is not None and value < 0:
-            msg = f"{name} must be >= 0"
-            raise ValueError(msg)
-    size, total = layout.size, layout.line_count
+    size = layout.size
     empty: str | bytes = b"" if layout.is_binary else ""
-    if line_mode or (offset is None and limit is None):
+    if start_line is not None or end_line is not None or (offset is None and limit is None):
         first = max(1, start_line or 1)
-        last = total if end_line is None else min(total, end_line)
-        if first > total or last < first:
+        span = _line_span(layout, source, first, end_line, max_size)
+        if span is None:  # the range lies past the last line
             return _empty_slice(empty, size, first, complete=True, in_gap=False)
-        prefetch = getattr(source, "prefetch_lines", None)
-        if callable(prefetch):  # one round trip for both ends and what lies between
-            prefetch(first - 1 if first > 1 else None, last if last < total else None, max_size)
-        lo_pos = 0 if first == 1 else _pos_after_newline(source, first - 1)
-        hi_pos = size if last == total else _pos_after_newline(source, last)
-        gap = layout.gap
-        lo = lo_pos if lo_pos is not None else (gap[1] if gap else size)
-        hi = hi_pos if hi_pos is not None else (gap[0] if gap else size)
-        in_gap = lo_pos is None or hi_pos is None
+        lo, hi, in_gap = span
     else:
         lo = min(size, offset or 0)
         hi = size if limit is None else min(size, lo + limit)
         in_gap = False
-    complete = True
-    gap = layout.gap
-    if gap is not None:
-        gs, ge = gap
-        if gs <= lo < ge:
-            lo, in_gap = ge, True
-        if lo < gs < hi:
-            hi, in_gap = gs, True
-    if in_gap:
-        complete = False
-    hi = max(hi, lo)
+    lo, hi, in_gap = _around_gap(layout.gap, lo, hi, in_gap)
+    complete = not in_gap
     if max_size is not None and hi - lo > max_size:
         hi, complete = lo + max_size, False
     if lo >= hi:
@@ -395,6 +360,42 @@ def read_slice(
         complete=complete,
         gap_overlap=in_gap,
     )
+
+
+def _line_span(
+    layout: Layout, source: ChunkSource, first: int, end_line: int | None, max_size: int | None
+) -> tuple[int, int, bool] | None:
+    """Where lines `first`..`end_line` start and end, and whether an end lies in the gap.
+
+    `None` when the range lies past the last line. An end in the part a capped record lacks
+    is moved to the edge of that part.
+    """
+    size, total = layout.size, layout.line_count
+    last = total if end_line is None else min(total, end_line)
+    if first > total or last < first:
+        return None
+    prefetch = getattr(source, "prefetch_lines", None)
+    if callable(prefetch):  # one round trip for both ends and what lies between
+        prefetch(first - 1 if first > 1 else None, last if last < total else None, max_size)
+    lo_pos = 0 if first == 1 else _pos_after_newline(source, first - 1)
+    hi_pos = size if last == total else _pos_after_newline(source, last)
+    gap = layout.gap
+    lo = lo_pos if lo_pos is not None else (gap[1] if gap else size)
+    hi = hi_pos if hi_pos is not None else (gap[0] if gap else size)
+    return lo, hi, lo_pos is None or hi_pos is None
+
+
+def _around_gap(
+    gap: tuple[int, int] | None, lo: int, hi: int, in_gap: bool
+) -> tuple[int, int, bool]:
+    """`lo`..`hi` kept out of the part a capped record lacks (`in_gap` when it touched it)."""
+    if gap is not None:
+        gs, ge = gap
+        if gs <= lo < ge:
+            lo, in_gap = ge, True
+        if lo < gs < hi:
+            hi, in_gap = gs, True
+    return lo, max(hi, lo), in_gap
 
 
 class ListChunkSource:
