@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import Fence
 from langchain_result_layer.core.tokens import resolve_token_counter
 from langchain_result_layer.views.base import ViewContext
 from langchain_result_layer.views.slices import display_safe, hex_dump, render_text_slice
@@ -37,6 +38,14 @@ texts = st.lists(st.one_of(pieces, st.characters()), min_size=1, max_size=400).m
 
 def _count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _shown(content: str, raw: str) -> str:
+    """`raw` as the fence shows it: lines imitating the layer's markup are neutralised (a
+    visible prefix, `<<<`/`>>>` broken one for one); every other character is the raw one."""
+    match = OPEN_RE.search(content)
+    assert match is not None
+    return Fence(nonce=match.group(1)).neutralise(raw)
 
 
 def _body(content: str) -> str:
@@ -77,7 +86,7 @@ def test_line_slices_fit_the_budget_and_show_an_exact_prefix(
     lo, hi = view.summary["offset"], view.summary["end_offset"]
     if hi > lo:
         body = _body(out.content)
-        assert body.startswith(display_safe(text[lo:hi])[0])
+        assert body.startswith(_shown(out.content, display_safe(text[lo:hi])[0]))
         # A body never contains its own closing line.
         assert view.summary["start_line"] == start
     nxt = view.references.get("next")
@@ -120,7 +129,7 @@ def test_char_slices_fit_and_continue_exactly(
     assert len(out.content) <= budget.chars
     lo, hi = out.view.summary["offset"], out.view.summary["end_offset"]
     if hi > lo:
-        assert _body(out.content).startswith(display_safe(text[lo:hi])[0])
+        assert _body(out.content).startswith(_shown(out.content, display_safe(text[lo:hi])[0]))
     nxt = out.view.references.get("next")
     if nxt is not None:
         assert Reference.parse(nxt).offset == hi
