@@ -601,15 +601,27 @@ def is_error_line(line: str) -> bool:
 
 # --------------------------------------------------------------------------- finding lines
 
-# Case variants of the error words' stems, as tools print them: one alternation of literals
-# (the regex engine then skips every position whose character starts none of them), searched
-# over the text as printed, at about 150 MB/s: no lower-cased copy of a huge text is made.
-_KEYWORDS = (
-    r"rror|RROR|xception|XCEPTION|raceback|ailed|ailure|ailing|FAIL|Fail|fail\b"
-    r"|atal|ATAL|anic|ANIC|ERR!|bort|BORT"
-    r"|denied|annot|egmentation|Killed|xit code|xit status|xited with|non-zero"
+# Case variants of the error words' stems, as tools print them. They are literals, found with
+# `str.find` (C speed, linear on any text: no per-position regex attempt on runs of `x`, which
+# starts several of them); `fail` counts only at a word's end. No lower-cased copy is made.
+_KEYWORD_LITERALS = (
+    "rror", "RROR", "xception", "XCEPTION", "raceback", "ailed", "ailure", "ailing",
+    "FAIL", "Fail", "fail", "atal", "ATAL", "anic", "ANIC", "ERR!", "bort", "BORT",
+    "denied", "annot", "egmentation", "Killed", "xit code", "xit status", "xited with",
+    "non-zero",
+)  # fmt: skip
+_WORD_END_LITERAL = "fail"
+# The same set as one regex (reference for the tests; the search does not use it).
+_KEYWORD_RE = re.compile(
+    "|".join(
+        re.escape(lit) + (r"\b" if lit == _WORD_END_LITERAL else "") for lit in _KEYWORD_LITERALS
+    )
 )
-_KEYWORD_RE = re.compile(_KEYWORDS)
+_SCAN_WINDOW = 1 << 20
+MAX_SCAN_CHARS = 24_000_000
+"""One search reads at most this many characters of its region (from its start, or from its
+end when searching backwards): each literal is then read over at most 24 MB, so the cost of a
+search is bounded on any input (a huge text's middle past it is not searched)."""
 _MAX_LINE_FOR_CONFIRM = 2_000
 
 
@@ -695,6 +707,7 @@ def find_error_lines(
     distinct: bool = True,
     reverse: bool = False,
     max_candidates: int = 4_000,
+    max_scan: int = MAX_SCAN_CHARS,
 ) -> list[ErrorLine]:
     r"""Find the first (or last) error lines in `text[start:end]`.
 
@@ -707,6 +720,9 @@ def find_error_lines(
         reverse: Search from the end backwards (the last errors first).
         max_candidates: Upper bound on candidate lines examined, to bound the cost on
             text full of false positives; the search reports what it found so far.
+        max_scan: Upper bound on the characters of the region searched: its first
+            `max_scan` (its last when `reverse`), cut at a line boundary when there is one
+            (see `scanned_region`).
 
     Returns:
         Confirmed error lines in the order they were found (text order unless `reverse`).
@@ -721,6 +737,7 @@ def find_error_lines(
     lo = max(0, start)
     if hi <= lo or limit <= 0:
         return []
+    lo, hi = scanned_region(text, lo, hi, max_scan=max_scan, reverse=reverse)
     found: list[ErrorLine] = []
     seen_keys: set[str] = set()
     for line_start, line_end in _candidate_spans(text, lo, hi, reverse, max_candidates):
@@ -747,6 +764,39 @@ def find_error_lines(
     return _numbered(text, found)
 
 
+def scanned_region(
+    text: str, lo: int, hi: int, *, max_scan: int = MAX_SCAN_CHARS, reverse: bool = False
+) -> tuple[int, int]:
+    r"""The part of `text[lo:hi]` an error search reads: all of it, or at most `max_scan` chars.
+
+    Args:
+        text: The text.
+        lo: Where the region starts.
+        hi: Where it ends (exclusive).
+        max_scan: How many characters a search reads at most.
+        reverse: Keep the end of the region (a backward search) instead of its start.
+
+    Returns:
+        `(lo, hi)` of the part read, cut at a line start when one falls in the last
+        (first, backwards) half of the allowance.
+
+    Example:
+        ```python
+        assert scanned_region("abcd\nefgh\n", 0, 10, max_scan=6) == (0, 5)
+        assert scanned_region("abcd\nefgh\n", 0, 10, max_scan=6, reverse=True) == (5, 10)
+        ```
+    """
+    if hi - lo <= max_scan:
+        return lo, hi
+    if reverse:
+        cut = hi - max_scan
+        nl = text.find("\n", cut, hi - max_scan // 2)
+        return (cut if nl < 0 else nl + 1), hi
+    cut = lo + max_scan
+    nl = text.rfind("\n", cut - max_scan // 2, cut)
+    return lo, (cut if nl < 0 else nl + 1)
+
+
 def _is_strong(line: str) -> bool:
     head = line[:_PROBE]
     return bool(_LABEL_RE.search(head.lower()) or _SHOUTED_RE.search(head)) or _class_named(head)
@@ -766,37 +816,73 @@ def _candidate_spans(
 ) -> Iterator[tuple[int, int]]:
     """The `[start, end)` spans of the lines holding a keyword hit, each once, in order.
 
-    Forward: one `search` per candidate line. Backward: the region is read in blocks from
-    its end (one `finditer` per block), so the cost is proportional to the part read.
+    Forward: one literal scan (`_forward_spans`). Backward: the region is read in line-aligned
+    blocks from its end (one forward scan per block), so the cost is proportional to the part
+    read.
     """
     count = 0
     if not reverse:
-        pos = lo
-        while pos < hi and count < limit:
-            match = _KEYWORD_RE.search(text, pos, hi)
-            if match is None:
+        for span in _forward_spans(text, lo, hi):
+            if count >= limit:
                 return
-            span = _line_span(text, match.start(), lo, hi)
             yield span
             count += 1
-            pos = span[1]
         return
     pos = hi
     while pos > lo and count < limit:
         block_lo = max(lo, pos - _BACKWARD_BLOCK)
         if block_lo > lo:  # start the block at a line start: no line is split between blocks
             block_lo = max(lo, text.rfind("\n", lo, block_lo) + 1)
-        spans: list[tuple[int, int]] = []
-        for match in _KEYWORD_RE.finditer(text, block_lo, pos):
-            if spans and match.start() < spans[-1][1]:
-                continue
-            spans.append(_line_span(text, match.start(), block_lo, pos))
+        spans = list(_forward_spans(text, block_lo, pos))
         for span in reversed(spans):
             if count >= limit:
                 return
             yield span
             count += 1
         pos = block_lo
+
+
+def _forward_spans(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """The spans of the lines of `text[lo:hi]` holding a keyword literal, in text order.
+
+    Each literal keeps its next occurrence (or how far it is known absent), so every literal
+    reads each part of the text at most once, in windows of `_SCAN_WINDOW` characters: the
+    scan stops soon after the last line it yields, and its cost is linear in what it read.
+    """
+    # known[i]: the next start of literal i at or after pos when hit[i], else the first
+    # position from which literal i is not yet searched (no start in [pos, known[i])).
+    n = len(_KEYWORD_LITERALS)
+    known = [lo] * n
+    hit = [False] * n
+    pos = lo
+    while pos < hi:
+        for i in range(n):
+            if known[i] < pos:
+                known[i], hit[i] = pos, False
+        at = min(known)
+        if at >= hi:
+            return
+        i = known.index(at)
+        literal = _KEYWORD_LITERALS[i]
+        if not hit[i]:
+            stop = min(hi, at + _SCAN_WINDOW + len(literal) - 1)
+            found = text.find(literal, at, stop)
+            if found >= 0:
+                known[i], hit[i] = found, True
+            else:
+                known[i] = hi if stop >= hi else stop - len(literal) + 1
+            continue
+        if literal == _WORD_END_LITERAL and not _word_ends(text, at + len(literal), hi):
+            known[i], hit[i] = at + 1, False
+            continue
+        span = _line_span(text, at, lo, hi)
+        yield span
+        pos = span[1]
+
+
+def _word_ends(text: str, at: int, hi: int) -> bool:
+    r"""Whether a word ends just before `at` (`\b` after a word character; `hi` ends the text)."""
+    return at >= hi or not (text[at].isalnum() or text[at] == "_")
 
 
 def _numbered(text: str, found: list[ErrorLine]) -> list[ErrorLine]:

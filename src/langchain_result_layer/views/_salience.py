@@ -52,6 +52,7 @@ from langchain_result_layer.core.evidence import (
     find_error_lines,
     is_continuation_line,
     salience_of,
+    scanned_region,
 )
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.views.text import utf8_length
@@ -465,6 +466,8 @@ class Analysis:
         verdict_lines: Line numbers of failing exit statuses and build verdicts.
         patterns: Distinct error patterns among `error_lines`.
         partial: Whether the middle of a huge input was only scanned for distinct errors.
+        unscanned_chars: Characters of that middle not searched at all (past the part one
+            error search reads, `core.evidence.MAX_SCAN_CHARS`).
         raw_chars: Characters of the text.
         is_error: Whether it was weighed for a result the tool reported as an error.
         settings: The settings it was made with.
@@ -479,6 +482,7 @@ class Analysis:
     verdict_lines: list[int] = field(default_factory=list)
     patterns: int = 0
     partial: bool = False
+    unscanned_chars: int = 0
     raw_chars: int = 0
     is_error: bool = False
     settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
@@ -590,6 +594,14 @@ def _regions(
     tail = _split_region(raw, tail_start, n, tail_first)
     total = tail_first + len(tail.raw_lines) - 1
     return [head, tail], total, (head_end, tail_start)
+
+
+def _unscanned(raw: str, middle: tuple[int, int] | None) -> int:
+    """Characters of the middle that its error search (`_with_middle_windows`) does not read."""
+    if middle is None:
+        return 0
+    lo, hi = scanned_region(raw, *middle)
+    return (middle[1] - middle[0]) - (hi - lo)
 
 
 def _with_middle_windows(
@@ -1155,6 +1167,7 @@ def analyse(
     result = Analysis(
         total_lines=total,
         partial=middle is not None,
+        unscanned_chars=_unscanned(raw, middle),
         raw_chars=len(raw),
         is_error=is_error,
         settings=settings,

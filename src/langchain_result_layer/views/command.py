@@ -388,7 +388,11 @@ def _facts_phrase(s: dict[str, Any]) -> str:
     else:
         parts.append("no error lines recognised")
     if s.get("partial_scan"):
-        parts.append("middle scanned for distinct errors only")
+        unscanned = int(s.get("unscanned_chars", 0))
+        parts.append(
+            "middle scanned for distinct errors only"
+            + (f" ({plural(unscanned, 'char')} of it not searched)" if unscanned else "")
+        )
     return "; ".join(parts)
 
 
@@ -404,6 +408,7 @@ def _command_summary(analysis: Analysis, status: ExitStatus | None, raw: str) ->
         "last_error": analysis.last_error,
         "verdict_lines": len(analysis.verdict_lines),
         "partial_scan": analysis.partial,
+        "unscanned_chars": analysis.unscanned_chars,
     }
     headline = []
     if status is not None:

@@ -570,6 +570,7 @@ def _log_summary(data: _LogData, raw: str) -> dict[str, Any]:
         "levels_sampled": data.levels_sampled,
         "level_sample": data.level_sample,
         "partial_scan": analysis.partial,
+        "unscanned_chars": analysis.unscanned_chars,
     }
     if data.time is not None:
         t = data.time
