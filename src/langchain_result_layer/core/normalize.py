@@ -16,8 +16,8 @@ Example:
     ```python
     from langchain_result_layer.core.normalize import clean_for_display
 
-    assert clean_for_display("\\x1b[31mred\\x1b[0m\\n") == "red\\n"
-    assert clean_for_display("10%\\r50%\\r100%\\n") == "100%\\n"
+    assert clean_for_display("\x1b[31mred\x1b[0m\n") == "red\n"
+    assert clean_for_display("10%\r50%\r100%\n") == "100%\n"
     ```
 """
 
@@ -60,7 +60,7 @@ def needs_cleaning(text: str) -> bool:
 
     Example:
         ```python
-        assert not needs_cleaning("plain\\r\\n")
+        assert not needs_cleaning("plain\r\n")
         ```
     """
     for match in _NEEDS_RE.finditer(text):
@@ -119,7 +119,7 @@ def clean_for_display(text: str) -> str:
 
     Example:
         ```python
-        clean_for_display("a\\x00b")  # 'a␀b'
+        clean_for_display("a\x00b")  # 'a␀b'
         ```
     """
     if not needs_cleaning(text):
@@ -155,7 +155,7 @@ def count_lines(text: str | bytes, start: int = 0, end: int | None = None) -> in
 
     Example:
         ```python
-        assert count_lines("a\\nb") == 2 and count_lines("a\\n") == 1 and count_lines("") == 0
+        assert count_lines("a\nb") == 2 and count_lines("a\n") == 1 and count_lines("") == 0
         ```
     """
     stop = len(text) if end is None else end
@@ -184,7 +184,7 @@ def safe_cut(text: str, pos: int, *, backward: bool = True) -> int:
 
     Example:
         ```python
-        s = "ab\\r\\ncd"
+        s = "ab\r\ncd"
         assert safe_cut(s, 3) == 2 and safe_cut(s, 3, backward=False) == 4
         ```
     """
