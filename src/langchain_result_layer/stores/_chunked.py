@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -185,7 +186,7 @@ def put_label(meta: RecordMeta) -> str:
     return f"size={meta.original_size}" + (f" kept={meta.size}" if meta.capped else "")
 
 
-class ChunkedResultStore:
+class ChunkedResultStore(ABC):
     """The shared part of the chunked `ResultStore` backends (subclass it; see the module).
 
     Args:
@@ -241,13 +242,13 @@ class ChunkedResultStore:
 
     # ------------------------------------------------------------------ what backends write
 
+    @abstractmethod
     def _save(self, plan: PutPlan, principal: Principal) -> RecordMeta:
         """Write a checked record (under the backend's lock or transaction)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _read(self, record_id: str, principal: Principal, request: ReadRequest) -> ReadResult:
         """Serve a checked read (access checked and audited by the backend)."""
-        raise NotImplementedError
 
     def _sized(self, plan: PutPlan, used: int | None) -> tuple[RecordMeta, Iterator[Chunk]]:
         """The record under the size cap and the quota, and its chunks.
@@ -318,17 +319,17 @@ class ChunkedResultStore:
         )
         return self._read(record_id, principal, request)
 
+    @abstractmethod
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
         """Metadata of a record (audited; raises `RecordNotAccessibleError`)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def delete(self, record_id: str, *, principal: Principal) -> bool:
         """Delete a record the principal may read; `False` when it is not accessible."""
-        raise NotImplementedError
 
+    @abstractmethod
     def purge_expired(self, *, now: float | None = None) -> int:
         """Delete expired records; returns how many."""
-        raise NotImplementedError
 
     async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
         """Async twin of `put` (runs in a worker thread)."""
