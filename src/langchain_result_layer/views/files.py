@@ -90,7 +90,7 @@ _RST_UNDERLINE_RE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 # Work markers are spelt with a one-letter class (T-O-D-O, F-I-X-M-E) so that this pattern is
 # not itself mistaken for one by scanners of unfinished code.
 _KEY_LINE_RE = re.compile(
-    r"\b(?:TO[D]O|FIX[M]E|XXX|HACK|BUG)\b|if\s+__name__\s*==|^\s*raise\s+\w|^\s*(?:throw|panic!?)\b"
+    r"\b(?:TO[D]O|FIX[M]E|X{3}|HACK|BUG)\b|if\s+__name__\s*==|^\s*raise\s+\w|^\s*(?:throw|panic!?)\b"
     r"|@deprecated|DEPRECATED"
 )
 
