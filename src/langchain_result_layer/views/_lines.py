@@ -53,7 +53,8 @@ __all__ = [
 T = TypeVar("T")
 
 _ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head", "fill")
-_GAP_FILL_MAX_CHARS = 100
+_GAP_FILL_MAX_CHARS = 200
+_GAP_FILL_LINES = 3
 _MIN_CUT = 120
 """A line that does not fit is cut down to this many characters at most (its start and
 its salient span stay readable)."""
@@ -171,16 +172,31 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
             continue
         taken.add(ln)
         order.append(ln)
-        for gap, other in ((ln - 1, ln - 2), (ln + 1, ln + 2)):
-            if (
-                1 <= gap <= total
-                and other in taken
-                and gap not in taken
-                and len(texts.shown(gap).text) <= _GAP_FILL_MAX_CHARS
-            ):
-                taken.add(gap)
-                order.append(gap)
+        for step in (-1, 1):
+            gap = _short_gap(ln, step, taken, texts, total)
+            taken.update(gap)
+            order.extend(gap)
     return order
+
+
+def _short_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int) -> list[int]:
+    """The lines between `ln` and the nearest taken line in direction `step`, when short.
+
+    At most `_GAP_FILL_LINES` lines of at most `_GAP_FILL_MAX_CHARS` characters together:
+    showing them costs about what the window marker they save does, and joins two windows.
+    """
+    gap: list[int] = []
+    chars = 0
+    other = ln + step
+    while 1 <= other <= total:
+        if other in taken:
+            return gap
+        chars += len(texts.shown(other).text)
+        if len(gap) == _GAP_FILL_LINES or chars > _GAP_FILL_MAX_CHARS:
+            return []
+        gap.append(other)
+        other += step
+    return []
 
 
 class _OrderCosts:

@@ -209,6 +209,19 @@ class SalienceSettings:
     pre_verdict_lines: int = 15
     """How many lines before a verdict get the pre-verdict floor."""
 
+    rare_span: int = 60
+    """How many lines before a failure verdict are looked at for lines of a rare shape."""
+
+    rare_context: int = 2_000
+    """Over how many lines before the verdict a shape's rarity is counted."""
+
+    rare_floor: float = 4.0
+    """Priority of the rare line nearest the verdict: below a labelled error, above the
+    fill, so a failure told in unknown words is shown once the known evidence is."""
+
+    rare_decay: float = 0.97
+    """Per-line factor of that priority, from the verdict up."""
+
     # --- ranking
     exact_repeat: float = 0.3
     """Factor, per copy already shown, for a line identical to a shown one: a recursion's
@@ -1065,19 +1078,13 @@ def _floors(work: _Work, steps: _Steps, total: int, *, is_error: bool) -> None:
     settings = work.settings
     previous = 0
     for v in steps.verdicts:
-        rank = 0
-        for line_no in range(v - 1, max(previous, v - 60), -1):
-            nearby = work.lines.text(line_no)
-            if nearby is None or work.own.get(line_no, 0.0) >= SALIENCE_EXIT:
-                break
-            if not nearby.strip() or _NOISE_RE.match(nearby):
-                continue
+        before = _pre_verdict_lines(work, v, previous, last=v == steps.verdicts[-1])
+        if before:
+            _rare_before(work, v, previous)
+        previous = v
+        for rank, (line_no, nearby) in enumerate(before):
             value = settings.pre_verdict_floor * settings.pre_verdict_decay**rank
             work.show(line_no, value, "context", nearby)
-            rank += 1
-            if rank >= settings.pre_verdict_lines:
-                break
-        previous = v
     floor = settings.tail_floor * (settings.error_tail_boost if is_error else 1.0)
     for rank, line_no in enumerate(_non_blank(work, range(total, max(0, total - 400), -1))):
         value = floor * settings.tail_decay**rank
@@ -1088,6 +1095,63 @@ def _floors(work: _Work, steps: _Steps, total: int, *, is_error: bool) -> None:
         if rank >= 2:
             break
         work.show(line_no, settings.head_floor * (0.7**rank), "head")
+
+
+def _pre_verdict_lines(
+    work: _Work, verdict: int, previous: int, *, last: bool
+) -> list[tuple[int, str]]:
+    """The last output lines before a verdict (nearest first) that explain it.
+
+    The lines between the last verdict and the one before it, with no error among them,
+    are what ran after the failure (cleanup, cache uploads): they explain neither, so they
+    get no floor (the tail floor still reaches the last of them).
+    """
+    settings = work.settings
+    out: list[tuple[int, str]] = []
+    for line_no in range(verdict - 1, max(previous - 1, verdict - 60), -1):
+        nearby = work.lines.text(line_no)
+        own = work.own.get(line_no, 0.0)
+        if nearby is None or own >= SALIENCE_EXIT:
+            if (
+                last
+                and own >= SALIENCE_EXIT
+                and previous
+                and not any(work.own.get(ln, 0.0) >= SALIENCE_ERROR for ln, _ in out)
+            ):
+                return []  # the walk reached the previous verdict: cleanup lines only
+            break
+        if not nearby.strip() or _NOISE_RE.match(nearby):
+            continue
+        if len(out) < settings.pre_verdict_lines:
+            out.append((line_no, nearby))
+    return out
+
+
+def _rare_before(work: _Work, verdict: int, previous: int) -> None:
+    """Lines of a rare shape just before a failure verdict (vocabulary-free evidence).
+
+    The output a failing step prints last, in lines whose shape (digits folded) occurs once
+    among the step's last `rare_context` lines, is what is particular to this failure: a
+    message in words no rule knows. Each gets `rare_floor`, decaying per rare line up.
+    """
+    settings = work.settings
+    lo = max(previous, verdict - settings.rare_context, 1)
+    shapes: dict[str, int] = {}
+    folded: list[tuple[int, str, str]] = []
+    for line_no in range(verdict - 1, lo - 1, -1):
+        nearby = work.lines.text(line_no)
+        if nearby is None:
+            break
+        shape = _fold(nearby)
+        shapes[shape] = shapes.get(shape, 0) + 1
+        if verdict - line_no <= settings.rare_span:
+            folded.append((line_no, shape, nearby))
+    rank = 0
+    for line_no, shape, nearby in folded:
+        if shapes[shape] > 1 or not shape or _NOISE_RE.match(nearby):
+            continue
+        work.show(line_no, settings.rare_floor * settings.rare_decay**rank, "context", nearby)
+        rank += 1
 
 
 def _non_blank(work: _Work, numbers: Iterable[int]) -> Iterable[int]:
@@ -1257,7 +1321,7 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
             continue
         taken += 1
         nxt = members[-1]
-        if own.get(nxt) == SALIENCE_ITEM:
+        if own.get(nxt, 0.0) >= SALIENCE_ITEM:
             line_factor = settings.item_repeat ** max(0, taken - 5)
         else:
             line_factor = settings.other_repeat ** max(0, taken - 2)

@@ -71,6 +71,10 @@ from langchain_result_layer.views.text import TextView
 
 __all__ = ["CommandView", "finish_line_layout", "line_references", "render_line_evidence"]
 
+COMPACT_BUDGET_TOKENS = 1_500
+"""Below this budget the footer lists one omitted range (not three) and shorter labels: its
+fixed cost would otherwise take a fifth of the view."""
+
 _SNIFF_TAIL = 4_000
 _SNIFF_CI_CHARS = 32_000
 _CI_MARKERS_NEEDED = 2
@@ -324,7 +328,7 @@ class CommandView(ResultViewBuilder):
     def _compose(
         self, view: ResultView, shown: list[Window], ctx: ViewContext, fence: Fence
     ) -> Layout:
-        facts = _facts_phrase(view.summary)
+        facts = _facts_phrase(view.summary, compact=ctx.budget.tokens < COMPACT_BUDGET_TOKENS)
         what = (
             f"{plural(len(shown), 'window')} of {plural(view.shown, 'line')}"
             if shown
@@ -371,7 +375,7 @@ def line_references(
     return references
 
 
-def _facts_phrase(s: dict[str, Any]) -> str:
+def _facts_phrase(s: dict[str, Any], *, compact: bool = False) -> str:
     parts: list[str] = []
     code = s.get("exit_status")
     if code is not None:
@@ -380,7 +384,9 @@ def _facts_phrase(s: dict[str, Any]) -> str:
         parts.append("no exit status stated")
     parts.append(f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}")
     errors = int(s.get("error_lines", 0))
-    if errors:
+    if errors and compact:
+        parts.append(plural(errors, "error line"))
+    elif errors:
         parts.append(
             f"{plural(errors, 'error line')} ({plural(int(s['error_patterns']), 'pattern')}), "
             f"first at line {int(s['first_error']):,}, last at line {int(s['last_error']):,}"
@@ -451,12 +457,13 @@ def finish_line_layout(
         )
     omitted = view.omitted
     omitted_text: str | None = None
+    compact = ctx.budget.tokens < COMPACT_BUDGET_TOKENS
     if omitted:
         chars = sum(r.chars for r in omitted)
         lines = sum(r.lines for r in omitted)
         omitted_text = (
             f"{plural(lines, 'line')} of {view.original_lines:,} ({plural(chars, 'char')}): "
-            f"{format_line_ranges(omitted, limit=3)}"
+            f"{format_line_ranges(omitted, limit=1 if compact else 3)}"
         )
     cuts = [cut for w in shown for line in w.lines for cut in line.cuts]
     if cuts:
@@ -469,7 +476,10 @@ def finish_line_layout(
     refs: list[tuple[str, Reference | str]] = []
     summary = view.summary
     for key, label in (
-        ("first_error", "First error (often the cause of the others)"),
+        (
+            "first_error",
+            "First error" if compact else "First error (often the cause of the others)",
+        ),
         ("last_error", "Last error"),
     ):
         line = summary.get(key)
