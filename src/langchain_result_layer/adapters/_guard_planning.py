@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,7 +84,7 @@ def tokens_of(ctx: PlanningContext, run: GuardRun, messages: list[BaseMessage]) 
     Returns:
         The request's tokens.
     """
-    return run.overhead + sum(info.record.tokens for info in ctx.counter.infos(messages, run.scope))
+    return run.overhead + ctx.counter.survey(messages, run.scope).tokens
 
 
 def placeholder(ctx: PlanningContext, run: GuardRun, i: int) -> ToolMessage:
@@ -155,12 +156,13 @@ def plan(ctx: PlanningContext, run: GuardRun) -> ClearingPlan:
     return chosen
 
 
-def noop(run: GuardRun, total: int) -> GuardResult:
+def noop(run: GuardRun, total: int, recount: Callable[[], int] | None = None) -> GuardResult:
     """The result of a run under the trigger (nothing changes).
 
     Args:
         run: The run.
-        total: Its request's tokens.
+        total: Its request's tokens (exact, or an upper bound when `recount` is given).
+        recount: Counts the request exactly when `total` is only a bound (on first read).
 
     Returns:
         The result.
@@ -168,8 +170,8 @@ def noop(run: GuardRun, total: int) -> GuardResult:
     return GuardResult(
         messages=run.messages,
         overhead=run.overhead,
-        tokens_before=total,
-        tokens_after=total,
+        counted=total,
+        recount=recount,
         window=run.limits.window,
         trigger=run.limits.trigger,
         target=run.limits.target,
@@ -193,7 +195,7 @@ def finish(
     result = GuardResult(
         messages=edited,
         overhead=run.overhead,
-        tokens_before=chosen.tokens_before,
+        counted=chosen.tokens_before,
         window=run.limits.window,
         trigger=run.limits.trigger,
         target=run.limits.target,
@@ -239,6 +241,8 @@ def expire_placeholders(
         The state messages rewritten and their rewrites (empty when none expired).
     """
     now = time.time()
+    if run.earliest_expiry > now:  # nothing has expired (the common case: no scan)
+        return [], []
     found: dict[int, ToolMessage] = {}
     expired = [
         i

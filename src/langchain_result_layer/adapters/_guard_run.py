@@ -15,7 +15,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,12 +47,6 @@ class GuardResult:
 
     replacements: list[BaseMessage] = field(default_factory=list)
     """Same-id replacements to write back to state (empty: nothing changed)."""
-
-    tokens_before: int = 0
-    """Request tokens before the guard ran."""
-
-    tokens_after: int = 0
-    """Request tokens of `messages` (recounted exactly)."""
 
     window: int = 0
     """The context window."""
@@ -93,6 +88,37 @@ class GuardResult:
 
     overflow: bool = False
     """Whether the request still exceeds the window."""
+
+    counted: int = 0
+    """Request tokens as the run counted them: exact, or an upper bound while `recount` is set."""
+
+    recount: Callable[[], int] | None = field(default=None, repr=False, compare=False)
+    """Counts the request exactly, for a run that only bounded it (under the trigger, some
+    large new text had only its cheap upper bound); called once, on the first read of
+    `tokens_before` or `tokens_after`."""
+
+    after: int | None = None
+    """Request tokens of `messages` when the run changed them (`None`: unchanged)."""
+
+    @property
+    def tokens_before(self) -> int:
+        """Request tokens before the guard ran (exact)."""
+        if self.recount is not None:
+            self.counted, self.recount = self.recount(), None
+        return self.counted
+
+    @tokens_before.setter
+    def tokens_before(self, value: int) -> None:
+        self.counted, self.recount = value, None
+
+    @property
+    def tokens_after(self) -> int:
+        """Request tokens of `messages` (exact)."""
+        return self.tokens_before if self.after is None else self.after
+
+    @tokens_after.setter
+    def tokens_after(self, value: int) -> None:
+        self.after = value
 
     @property
     def changed(self) -> bool:
@@ -165,6 +191,9 @@ class GuardRun:
 
     plan: ClearingPlan | None = None
     """The latest clearing plan."""
+
+    earliest_expiry: float = math.inf
+    """When the first stored copy behind a placeholder of the request expires (Unix time)."""
 
 
 def merge_replacements(result: GuardResult, new: Mapping[int, ToolMessage]) -> None:

@@ -39,10 +39,14 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from operator import attrgetter, indexOf, is_, itemgetter
 from typing import Any
 
 from langchain_core.messages import (
@@ -70,6 +74,7 @@ __all__ = [
     "MESSAGE_OVERHEAD",
     "MessageInfo",
     "RequestCounter",
+    "Survey",
     "compact_json",
     "content_key",
     "layer_marker",
@@ -756,81 +761,230 @@ class RequestCounter:
         Returns:
             Their infos.
         """
+        return self.survey(messages, scope, exact=exact).infos
+
+    def survey(
+        self, messages: Sequence[BaseMessage], scope: Scope = _NO_SCOPE, *, exact: bool = True
+    ) -> Survey:
+        """The infos of several messages with their totals, at O(new messages).
+
+        The scope's previous request is remembered: the messages it shares with this one (the
+        very objects, with the same content and tool calls) cost an identity check each, done
+        in C, and their totals come from its running sums.
+
+        Args:
+            messages: The messages.
+            scope: The run's scope.
+            exact: `False` accepts upper bounds for large new text.
+
+        Returns:
+            Their infos, total tokens, exactness and earliest expiry.
+
+        Example:
+            ```python
+            from langchain_core.messages import HumanMessage
+
+            rc = RequestCounter(counter)
+            survey = rc.survey([HumanMessage("hello", id="h1")])
+            assert survey.tokens == survey.infos[0].record.tokens and survey.exact
+            ```
+        """
         memo = self._requests.get(scope)
         reused = _common_prefix(messages, memo, exact=exact) if memo is not None else 0
         info = self.info
-        infos = memo.infos[:reused] if memo is not None else []
-        infos.extend(info(m, scope, exact=exact) for m in messages[reused:])
-        request = _Request.of(messages, infos, memo, reused)
+        new = [info(m, scope, exact=exact) for m in messages[reused:]]
+        request = _Request.of(messages, new, memo, reused)
         with self._lock:
             if scope not in self._requests and len(self._requests) >= _MAX_REQUESTS:
                 self._requests.pop(next(iter(self._requests)), None)
             self._requests[scope] = request
-        return infos
+        return request.survey()
+
+    def refine(
+        self, survey: Survey, messages: Sequence[BaseMessage], scope: Scope = _NO_SCOPE
+    ) -> Survey:
+        """The exact survey of `messages`, just surveyed as `survey` (with `exact=False`).
+
+        Only the counts that were bounds are counted again, exactly: O(messages from the first
+        bound on), no second pass over the prefix. Falls back to `survey(messages, scope)`
+        when the scope has surveyed other messages since.
+
+        Args:
+            survey: The survey `survey(messages, scope, exact=False)` returned.
+            messages: The same messages.
+            scope: The run's scope.
+
+        Returns:
+            The exact survey.
+
+        Example:
+            ```python
+            rc = RequestCounter(counter)
+            bounded = rc.survey([tool_message], exact=False)
+            assert rc.refine(bounded, [tool_message]).exact
+            ```
+        """
+        memo = self._requests.get(scope)
+        if memo is None or memo is not survey.request or len(messages) != len(memo.messages):
+            return self.survey(messages, scope)
+        start = memo.inexact
+        infos = memo.infos[:start]
+        infos.extend(
+            info if info.exact else self.info(messages[start + k], scope)
+            for k, info in enumerate(memo.infos[start:])
+        )
+        request = _Request.of(messages, infos[start:], memo, start)
+        with self._lock:
+            self._requests[scope] = request
+        return request.survey()
 
 
 _MAX_REQUESTS = 256
 """Scopes whose last request `RequestCounter.infos` remembers (the oldest goes first)."""
 
+_CONTENT = attrgetter("content")
+_TOOL_CALLS = attrgetter("tool_calls")
+
+
+@dataclass(frozen=True, slots=True)
+class Survey:
+    """The infos of a request's messages and what the guard sums over them.
+
+    Example:
+        ```python
+        survey = layer.request_counter.survey([tool_message])
+        assert survey.tokens == sum(info.record.tokens for info in survey.infos)
+        ```
+    """
+
+    infos: list[MessageInfo]
+    """One per message, in order."""
+    tokens: int
+    """Sum of their token counts (exact, or upper bounds where `exact` is false)."""
+    exact: bool
+    """Whether every count is exact."""
+    earliest_expiry: float
+    """When the first stored copy behind a placeholder expires (Unix time; `inf`: none)."""
+    request: _Request = field(repr=False, compare=False)
+    """The counter's memo this survey was read from (for `RequestCounter.refine`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Request:
-    """The messages of a scope's last request and their infos (the prefix memo).
+    """The messages of a scope's last request, their infos and running sums (the memo).
 
     A guard call sees the previous call's messages again, plus a few new ones; comparing
     object identities (message, content, tool calls) is cheaper than a cache lookup per
-    message. The strong references are those the counting cache holds anyway (contents).
+    message, and running sums make the totals O(new messages) too. The strong references are
+    those the counting cache holds anyway (contents).
     """
 
     messages: tuple[BaseMessage, ...]
     contents: tuple[Any, ...]
-    calls: tuple[Any, ...]
+    ai: tuple[int, ...]
+    """Indices of the AI messages."""
+    ai_calls: tuple[Any, ...]
+    """Their `tool_calls` lists, as they were."""
     infos: list[MessageInfo]
+    totals: list[int]
+    """`totals[i]`: tokens of the first `i` messages."""
+    expiry: list[float]
+    """`expiry[i]`: the earliest expiry of a placeholder among the first `i` messages."""
+    inexact: int
+    """Index of the first message whose count is only a bound (`len(messages)`: none)."""
 
     @classmethod
     def of(
         cls,
         messages: Sequence[BaseMessage],
-        infos: list[MessageInfo],
+        new_infos: list[MessageInfo],
         previous: _Request | None = None,
         reused: int = 0,
     ) -> _Request:
-        """The memo of `messages`, whose first `reused` are those of `previous`."""
-        new = messages[reused:]
+        """The memo of `messages`: the first `reused` are `previous`'s, `new_infos` the rest."""
         if previous is None or reused == 0:
             previous, reused = _EMPTY_REQUEST, 0
-        elif not new and reused == len(previous.messages):
-            return cls(previous.messages, previous.contents, previous.calls, infos)
+        new = messages[reused:]
+        if not new and reused == len(previous.messages):
+            return previous
+        totals = previous.totals[: reused + 1]
+        expiry = previous.expiry[: reused + 1]
+        total, soonest = totals[-1], expiry[-1]
+        inexact = previous.inexact if previous.inexact < reused else len(messages)
+        ai_kept = bisect_left(previous.ai, reused)
+        ai = list(previous.ai[:ai_kept])
+        ai_calls = list(previous.ai_calls[:ai_kept])
+        for k, (message, info) in enumerate(zip(new, new_infos, strict=True)):
+            total += info.record.tokens
+            totals.append(total)
+            if info.record.cleared and info.expires_at is not None:
+                soonest = min(soonest, info.expires_at)
+            expiry.append(soonest)
+            if not info.exact and inexact > reused + k:
+                inexact = reused + k
+            if isinstance(message, AIMessage):
+                ai.append(reused + k)
+                ai_calls.append(message.tool_calls)
         return cls(
             messages=previous.messages[:reused] + tuple(new),
-            contents=previous.contents[:reused] + tuple(m.content for m in new),
-            calls=previous.calls[:reused] + tuple(_calls_of(m) for m in new),
-            infos=infos,
+            contents=previous.contents[:reused] + tuple(map(_CONTENT, new)),
+            ai=tuple(ai),
+            ai_calls=tuple(ai_calls),
+            infos=previous.infos[:reused] + new_infos,
+            totals=totals,
+            expiry=expiry,
+            inexact=inexact,
+        )
+
+    def survey(self) -> Survey:
+        """The survey of these messages."""
+        return Survey(
+            infos=list(self.infos),
+            tokens=self.totals[-1],
+            exact=self.inexact >= len(self.messages),
+            earliest_expiry=self.expiry[-1],
+            request=self,
         )
 
 
-_EMPTY_REQUEST = _Request(messages=(), contents=(), calls=(), infos=[])
+_EMPTY_REQUEST = _Request(
+    messages=(),
+    contents=(),
+    ai=(),
+    ai_calls=(),
+    infos=[],
+    totals=[0],
+    expiry=[math.inf],
+    inexact=0,
+)
 
 
-def _calls_of(message: BaseMessage) -> Any:
-    return message.tool_calls if isinstance(message, AIMessage) else None
+def _first_false(flags: Iterable[bool], default: int) -> int:
+    """Index of the first false flag (`default`, the number of flags, when none)."""
+    try:
+        return indexOf(flags, False)  # in C, without building a list
+    except ValueError:
+        return default
 
 
 def _common_prefix(messages: Sequence[BaseMessage], memo: _Request, *, exact: bool) -> int:
-    """How many leading messages are the very objects (and contents) of the memo's request."""
+    """How many leading messages are the very objects (and contents) of the memo's request.
+
+    Every comparison is an identity check run in C (`map(operator.is_, ...)`): a call on a
+    500-message conversation costs microseconds, not a Python loop.
+    """
     limit = min(len(messages), len(memo.messages))
-    known, contents, calls, infos = memo.messages, memo.contents, memo.calls, memo.infos
-    n = 0
-    while n < limit:
-        message = messages[n]
-        if (
-            message is not known[n]
-            or message.content is not contents[n]
-            or (calls[n] is not None and message.tool_calls is not calls[n])  # type: ignore[attr-defined]
-            or (exact and not infos[n].exact)
-        ):
-            break
-        n += 1
+    if exact:
+        limit = min(limit, memo.inexact)
+    n = _first_false(map(is_, islice(messages, limit), memo.messages), limit)
+    n = _first_false(map(is_, map(_CONTENT, islice(messages, n)), memo.contents), n)
+    calls = bisect_left(memo.ai, n)
+    if calls:
+        ai = memo.ai[:calls]
+        picked = itemgetter(*ai)(messages) if calls > 1 else (messages[ai[0]],)
+        changed = _first_false(map(is_, map(_TOOL_CALLS, picked), memo.ai_calls), calls)
+        if changed < calls:
+            n = ai[changed]
     return n
 
 

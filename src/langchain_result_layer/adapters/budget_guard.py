@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
@@ -282,17 +282,18 @@ class BudgetGuard(GraphNode):
         system: str | BaseMessage | None,
         tools: Sequence[Any] | None,
         store: object,
-    ) -> tuple[GuardRun, int]:
+    ) -> tuple[GuardRun, int, bool]:
+        """The run of a request, its tokens and whether they are exact (else a bound)."""
         principal = self._principal(config)
         scope = scope_of(principal)
         state = list(messages)
         msgs = self.decisions.recall(principal, state) if self.non_destructive else state
         resolved = self.layer.store_for(graph_store() if store is _GRAPH else store, config)
-        infos = self.counter.infos(msgs, scope, exact=False)
+        survey = self.counter.survey(msgs, scope, exact=False)
         overhead = self.overhead(system=system, tools=tools)
         run = GuardRun(
             messages=msgs,
-            infos=infos,
+            infos=survey.infos,
             overhead=overhead,
             limits=self.limits(overhead),
             principal=principal,
@@ -300,13 +301,24 @@ class BudgetGuard(GraphNode):
             scope=scope,
             store=resolved,
             pipeline=self.layer.pipeline.using(resolved),
+            earliest_expiry=survey.earliest_expiry,
         )
-        total = overhead + sum(info.record.tokens for info in infos)
-        if total > run.limits.trigger and not all(info.exact for info in infos):
+        total = overhead + survey.tokens
+        if total > run.limits.trigger and not survey.exact:
             # Near the trigger: count exactly what was only bounded (once; it is cached).
-            run.infos = self.counter.infos(msgs, scope)
-            total = overhead + sum(info.record.tokens for info in run.infos)
-        return run, total
+            survey = self.counter.refine(survey, msgs, scope)
+            run.infos = survey.infos
+            total = overhead + survey.tokens
+        return run, total, survey.exact
+
+    def _recount(self, run: GuardRun) -> Callable[[], int]:
+        """Counts `run`'s request exactly, later (only if someone reads its token figures)."""
+        messages, counter = list(run.messages), self.counter
+
+        def count() -> int:
+            return run.overhead + counter.survey(messages, run.scope).tokens
+
+        return count
 
     def _check_overflow(self, result: GuardResult) -> None:
         if not result.overflow:
@@ -394,7 +406,7 @@ class BudgetGuard(GraphNode):
         store: object,
     ) -> Steps[GuardResult]:
         """One guard run, its I/O yielded (`guard` and `aguard` drive it)."""
-        run, total = self._start(
+        run, total, exact = self._start(
             messages,
             config=config,
             system=system,
@@ -403,7 +415,7 @@ class BudgetGuard(GraphNode):
         )
         ctx = self._planning
         if total <= run.limits.trigger:
-            result = noop(run, total)
+            result = noop(run, total, None if exact else self._recount(run))
         else:
             chosen = plan(ctx, run)
             for _ in range(len(run.messages) + 1):
