@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import warnings
@@ -39,6 +40,7 @@ from langchain_result_layer.core.budget import (
     Budget,
     result_budget,
 )
+from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.core.tokens import TokenCounter, resolve_token_counter
 from langchain_result_layer.core.view import ResultView
@@ -669,17 +671,136 @@ class ResultLayer:
         message = self._check(message)
         if self.is_processed(message):
             return message
+        return self._processed(message, message.content, config, siblings=siblings, store=store)
+
+    def _pipeline_args(
+        self, message: ToolMessage, config: RunnableConfig | None, store: object
+    ) -> tuple[ResultPipeline, dict[str, Any]]:
+        """The pipeline on the run's store and the keyword arguments of processing `message`."""
         config = _config_or_current(config)
         pipeline = self.pipeline.using(self.store_for(store, config))
-        outcome = pipeline.process(
-            message.content,
-            tool_name=message.name,
-            status=message.status,
-            tool_call_id=message.tool_call_id,
-            principal=self.principal_for(config),
-            siblings=siblings,
-        )
-        return message if outcome is None else self.apply_outcome(message, outcome)
+        return pipeline, {
+            "tool_name": message.name,
+            "status": message.status,
+            "tool_call_id": message.tool_call_id,
+            "principal": self.principal_for(config),
+        }
+
+    def _processed(
+        self,
+        message: ToolMessage,
+        content: Any,
+        config: RunnableConfig | None,
+        *,
+        siblings: int,
+        store: object,
+    ) -> ToolMessage:
+        pipeline, args = self._pipeline_args(message, config, store)
+        outcome = pipeline.process(content, siblings=siblings, **args)
+        return self._with_outcome(message, content, outcome)
+
+    async def _aprocessed(
+        self,
+        message: ToolMessage,
+        content: Any,
+        config: RunnableConfig | None,
+        *,
+        siblings: int,
+        store: object,
+    ) -> ToolMessage:
+        pipeline, args = self._pipeline_args(message, config, store)
+        outcome = await pipeline.aprocess(content, siblings=siblings, **args)
+        return self._with_outcome(message, content, outcome)
+
+    def _with_outcome(
+        self, message: ToolMessage, content: Any, outcome: ProcessOutcome | None
+    ) -> ToolMessage:
+        """`message` with the outcome applied; unprocessed (as text) when nothing was made."""
+        if outcome is not None and isinstance(outcome.content, (str, list)):
+            return self.apply_outcome(message, outcome)
+        if content is message.content:
+            return message
+        return message.model_copy(update={"content": _as_content(content)})
+
+    def process_tool_output(
+        self,
+        output: Any,
+        *,
+        tool_call_id: str,
+        name: str | None = None,
+        artifact: Any = None,
+        config: RunnableConfig | None = None,
+        siblings: int = 1,
+        store: object = None,
+    ) -> ToolMessage:
+        """A tool's raw return value, processed, as the `ToolMessage` of its call.
+
+        What `process_tool_message` does to the message LangChain would make of `output`,
+        without LangChain's text conversion first (which prints a generator as its repr and
+        fails on an int over 4,300 digits): the layer reads the value itself. When the tool's
+        policy disables processing, the content is what LangChain would have made.
+
+        Args:
+            output: What the tool returned (its content, for `content_and_artifact` tools).
+            tool_call_id: The tool call's id.
+            name: The tool's name (selects its policy).
+            artifact: A `content_and_artifact` tool's artifact.
+            config: The runnable config (for the principal); the current one by default.
+            siblings: How many results the same model turn produced.
+            store: The graph's store of this run (`runtime.store`).
+
+        Returns:
+            The processed message.
+
+        Example:
+            ```python
+            rows = ({"id": i, "status": "ok"} for i in range(50_000))  # a generator
+            msg = layer.process_tool_output(rows, tool_call_id="c1", name="run_sql")
+            assert layer.is_processed(msg) and "generator object" not in msg.text
+            ```
+        """
+        message = self._tool_message(tool_call_id, name, artifact)
+        return self._processed(message, output, config, siblings=siblings, store=store)
+
+    async def aprocess_tool_output(
+        self,
+        output: Any,
+        *,
+        tool_call_id: str,
+        name: str | None = None,
+        artifact: Any = None,
+        config: RunnableConfig | None = None,
+        siblings: int = 1,
+        store: object = None,
+    ) -> ToolMessage:
+        """Async twin of `process_tool_output`.
+
+        Args:
+            output: What the tool returned.
+            tool_call_id: The tool call's id.
+            name: The tool's name.
+            artifact: A `content_and_artifact` tool's artifact.
+            config: The runnable config.
+            siblings: How many results the same model turn produced.
+            store: The graph's store of this run.
+
+        Returns:
+            The processed message.
+
+        Example:
+            ```python
+            msg = await layer.aprocess_tool_output({"rows": []}, tool_call_id="c1", name="q")
+            assert layer.is_processed(msg)
+            ```
+        """
+        message = self._tool_message(tool_call_id, name, artifact)
+        return await self._aprocessed(message, output, config, siblings=siblings, store=store)
+
+    @staticmethod
+    def _tool_message(tool_call_id: str, name: str | None, artifact: Any) -> ToolMessage:
+        from langchain_core.messages import ToolMessage  # noqa: PLC0415 - on first use
+
+        return ToolMessage(content="", tool_call_id=tool_call_id, name=name, artifact=artifact)
 
     async def aprocess_tool_message(
         self,
@@ -709,17 +830,9 @@ class ResultLayer:
         message = self._check(message)
         if self.is_processed(message):
             return message
-        config = _config_or_current(config)
-        pipeline = self.pipeline.using(self.store_for(store, config))
-        outcome = await pipeline.aprocess(
-            message.content,
-            tool_name=message.name,
-            status=message.status,
-            tool_call_id=message.tool_call_id,
-            principal=self.principal_for(config),
-            siblings=siblings,
+        return await self._aprocessed(
+            message, message.content, config, siblings=siblings, store=store
         )
-        return message if outcome is None else self.apply_outcome(message, outcome)
 
     @staticmethod
     def view_of(message: ToolMessage) -> ResultView | None:
@@ -963,6 +1076,21 @@ _MAX_WRAPPERS = 4_096
 
 _ARTIFACT_SLACK = 2_048
 """Characters an artifact may take beyond the text the model sees (its fixed fields)."""
+
+
+def _as_content(value: Any) -> Any:
+    """`value` as `ToolMessage` content, as LangChain makes it (text, unless content blocks)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(b, str) or (isinstance(b, Mapping) and isinstance(b.get("type"), str))
+        for b in value
+    ):
+        return list(value)
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except Exception:  # what json cannot write (LangChain would call str()): bounded, total
+        return to_json_text(value)
 
 
 def _artifact_limit(content: object) -> int:

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -47,8 +48,9 @@ from langchain_core.callbacks import (
     CallbackManager,
     CallbackManagerForToolRun,
 )
+from langchain_core.messages.tool import ToolOutputMixin
 from langchain_core.runnables import RunnableConfig, ensure_config, patch_config
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool, Tool
 from langchain_core.tools import tool as as_tool
 from langchain_core.utils.pydantic import TypeBaseModel
 from pydantic import Field
@@ -65,7 +67,14 @@ if TYPE_CHECKING:
 
     from langchain_result_layer.layer import ResultLayer
 
-__all__ = ["RAW_TOOL_TAG", "ResultLayerTool", "tool_siblings", "unwrap_tool", "wrap_tool"]
+__all__ = [
+    "RAW_TOOL_TAG",
+    "RawOutput",
+    "ResultLayerTool",
+    "tool_siblings",
+    "unwrap_tool",
+    "wrap_tool",
+]
 
 RAW_TOOL_TAG = "langchain_result_layer:raw"
 """Tag of the wrapped tool's own run (its events carry the raw output)."""
@@ -103,6 +112,75 @@ def _call_parts(input: Any) -> tuple[Any, str | None]:
     return input, None
 
 
+class RawOutput(ToolOutputMixin):
+    """A tool's return value carried through LangChain's tool run untouched.
+
+    Invoked with a `ToolCall`, `BaseTool.run` turns any output that is not text into text
+    (`json.dumps`, else `str()`) before the wrapper could see it: a generator becomes its repr,
+    an int over 4,300 digits raises. Outputs that are `ToolOutputMixin`s are passed on as they
+    are (LangChain's documented way for a tool to return something else), so the wrapper's
+    raw twin of a function tool returns its value inside one, and the layer reads the value.
+
+    Example:
+        ```python
+        carried = RawOutput({"rows": [1, 2]}, artifact=None)
+        assert carried.content == {"rows": [1, 2]} and carried.artifact is None
+        ```
+    """
+
+    __slots__ = ("artifact", "content")
+
+    def __init__(self, content: Any, artifact: Any = None) -> None:
+        """Carry `content` (and a `content_and_artifact` tool's artifact)."""
+        self.content = content
+        self.artifact = artifact
+
+
+def _carried(value: Any, response_format: str) -> Any:
+    """What the raw twin returns for the wrapped function's `value` (see `RawOutput`)."""
+    if response_format == "content_and_artifact":
+        if not isinstance(value, tuple) or len(value) != 2:
+            return value  # LangChain reports the malformed response as it always does
+        content, artifact = value
+        if isinstance(content, (str, ToolOutputMixin)):
+            return value
+        return RawOutput(content, artifact), None
+    if isinstance(value, (str, ToolOutputMixin)) or (
+        isinstance(value, list) and value and all(isinstance(v, ToolOutputMixin) for v in value)
+    ):
+        return value  # text, messages and commands take LangChain's own path
+    return RawOutput(value)
+
+
+def _raw_twin(tool: BaseTool) -> BaseTool | None:
+    """A copy of a function tool whose functions return their value as a `RawOutput`.
+
+    Same name, schema, injected arguments, error handling and callbacks (the wrappers keep
+    the functions' signatures, which LangChain inspects); `None` for tools without functions
+    (custom `BaseTool` subclasses), which keep LangChain's text conversion.
+    """
+    if not isinstance(tool, (StructuredTool, Tool)):
+        return None
+    fmt = tool.response_format
+    update: dict[str, Any] = {}
+    func, coroutine = tool.func, tool.coroutine
+    if func is not None:
+
+        @functools.wraps(func)
+        def carry(*args: Any, **kwargs: Any) -> Any:
+            return _carried(func(*args, **kwargs), fmt)
+
+        update["func"] = carry
+    if coroutine is not None:
+
+        @functools.wraps(coroutine)
+        async def acarry(*args: Any, **kwargs: Any) -> Any:
+            return _carried(await coroutine(*args, **kwargs), fmt)
+
+        update["coroutine"] = acarry
+    return tool.model_copy(update=update) if update else None
+
+
 class ResultLayerTool(BaseTool):
     """A tool whose results go through the result layer; everything else is the wrapped tool's.
 
@@ -129,6 +207,9 @@ class ResultLayerTool(BaseTool):
 
     layer: Any = Field(default=None, exclude=True)
     """The `ResultLayer` that processes the results."""
+
+    raw: BaseTool | None = Field(default=None, exclude=True)
+    """The wrapped tool's raw twin (see `RawOutput`), used for calls with a `ToolCall`."""
 
     # ------------------------------------------------------------------ schema
 
@@ -209,6 +290,23 @@ class ResultLayerTool(BaseTool):
             "store": graph_store(),
         }
 
+    def _tool_for(self, call_id: str | None) -> BaseTool:
+        """The tool to run: the raw twin for a tool call (when there is one), else the tool."""
+        return self.raw if call_id is not None and self.raw is not None else self.wrapped
+
+    def _raw_args(
+        self, output: RawOutput, call_id: str | None, config: RunnableConfig
+    ) -> dict[str, Any]:
+        """How the layer turns a carried raw output into this call's tool message."""
+        return {
+            "tool_call_id": call_id or "",
+            "name": self.name,
+            "artifact": output.artifact,
+            "config": config,
+            "siblings": tool_siblings.get(),
+            "store": graph_store(),
+        }
+
     def _inner_config(
         self,
         config: RunnableConfig,
@@ -230,8 +328,14 @@ class ResultLayerTool(BaseTool):
         serialized, shown, start, call_id = self._start(input, config)
         run_manager = manager.on_tool_start(serialized, shown, **start)
         try:
-            output = self.wrapped.invoke(input, self._inner_config(config, run_manager), **kwargs)
-            processed = process_raw(self._layer(), output, **self._process_args(config))
+            inner = self._inner_config(config, run_manager)
+            output = self._tool_for(call_id).invoke(input, inner, **kwargs)
+            if isinstance(output, RawOutput):
+                processed = self._layer().process_tool_output(
+                    output.content, **self._raw_args(output, call_id, config)
+                )
+            else:
+                processed = process_raw(self._layer(), output, **self._process_args(config))
         except BaseException as exc:
             run_manager.on_tool_error(exc, tool_call_id=call_id)
             raise
@@ -250,10 +354,14 @@ class ResultLayerTool(BaseTool):
         serialized, shown, start, call_id = self._start(input, config)
         run_manager = await manager.on_tool_start(serialized, shown, **start)
         try:
-            output = await self.wrapped.ainvoke(
-                input, self._inner_config(config, run_manager), **kwargs
-            )
-            processed = await aprocess_raw(self._layer(), output, **self._process_args(config))
+            inner = self._inner_config(config, run_manager)
+            output = await self._tool_for(call_id).ainvoke(input, inner, **kwargs)
+            if isinstance(output, RawOutput):
+                processed = await self._layer().aprocess_tool_output(
+                    output.content, **self._raw_args(output, call_id, config)
+                )
+            else:
+                processed = await aprocess_raw(self._layer(), output, **self._process_args(config))
         except BaseException as exc:
             await run_manager.on_tool_error(exc, tool_call_id=call_id)
             raise
@@ -363,4 +471,5 @@ def wrap_tool(layer: ResultLayer, tool: BaseTool | Callable[..., Any]) -> BaseTo
         extras=tool.extras,
         wrapped=tool,
         layer=layer,
+        raw=_raw_twin(tool),
     )
