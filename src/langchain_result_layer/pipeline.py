@@ -55,6 +55,7 @@ from langchain_result_layer.config import ToolPolicy
 from langchain_result_layer.core.budget import MIN_RESULT_CHARS, MIN_RESULT_TOKENS, Budget
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
+from langchain_result_layer.core.token_memo import LineMemoCounter
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.outcome import META_KEY, ProcessOutcome, headline_of
 from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
@@ -262,7 +263,7 @@ class ResultPipeline:
         part_refs = {i: Reference(p.record_id, kind=p.kind) for i, p in (parts or {}).items()}
         ctx = ViewContext(
             budget=plan.budget,
-            counter=self.counter,
+            counter=LineMemoCounter(self.counter),  # for this rendering only
             tool_name=plan.tool_name,
             is_error=plan.is_error,
             reference=ref,

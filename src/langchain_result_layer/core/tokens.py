@@ -338,6 +338,11 @@ class TiktokenCounter:
         return f"tiktoken:{self._encoding_name}"
 
     @property
+    def encoding_name(self) -> str:
+        """The encoding's name, for example `o200k_base`."""
+        return self._encoding_name
+
+    @property
     def exact(self) -> bool:
         """Always `True`."""
         return True

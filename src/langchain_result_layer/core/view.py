@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = ["ARTIFACT_MARKER", "OmittedRange", "ResultView"]
@@ -81,9 +81,16 @@ class OmittedRange:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        data = asdict(self)
-        data["chars"] = self.chars
-        return data
+        return {
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "start_char": self.start_char,
+            "end_char": self.end_char,
+            "lines": self.lines,
+            "partial_start": self.partial_start,
+            "partial_end": self.partial_end,
+            "chars": self.chars,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> OmittedRange:
@@ -186,9 +193,7 @@ class ResultView:
         Returns:
             The size.
         """
-        data = self.to_dict()
-        data.pop("original_artifact", None)
-        return len(json.dumps(data, ensure_ascii=False, default=str))
+        return _RecordSize(self).total()
 
     def compact(self, *, limit: int) -> ResultView:
         """Shrink the record to at most `limit` characters of JSON (the tool's artifact aside).
@@ -214,8 +219,9 @@ class ResultView:
             _runs,
             _cut_items,
         )
+        size = _RecordSize(self)  # each field serialised again only when a step replaced it
         for step in steps:
-            if self.record_size() <= limit:
+            if size.total() <= limit:
                 break
             self.compacted = True
             step(self)
@@ -229,12 +235,7 @@ class ResultView:
         """
         data: dict[str, Any] = {"protocol": ARTIFACT_MARKER}
         for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "omitted":
-                value = [r.to_dict() for r in value]
-            elif isinstance(value, (dict, list)) and f.name != "original_artifact":
-                value = _copy_json(value)
-            data[f.name] = value
+            data[f.name] = _field_json(f.name, getattr(self, f.name))
         return data
 
     @classmethod
@@ -287,6 +288,50 @@ class ResultView:
         if isinstance(artifact, dict) and {"kind", "omitted", "budget_tokens"} <= artifact.keys():
             return cls.from_dict(artifact)
         return None
+
+
+class _RecordSize:
+    """The length of `view.to_dict()` as JSON (no `original_artifact`), field by field.
+
+    The JSON of a dict is `{` + `"key": value` pairs joined by `, ` + `}`, so its length is
+    the sum of its fields' lengths plus the separators; a field is serialised again only
+    when it is no longer the object last measured (`compact`'s steps replace fields, never
+    edit them in place).
+    """
+
+    __slots__ = ("_seen", "view")
+
+    def __init__(self, view: ResultView) -> None:
+        self.view = view
+        self._seen: dict[str, tuple[object, int]] = {}
+
+    def total(self) -> int:
+        size = 0  # `{` and `}` make up for the first field's missing `, `
+        seen = self._seen
+        for f in fields(self.view):
+            name = f.name
+            if name == "original_artifact":
+                continue
+            value = getattr(self.view, name)
+            known = seen.get(name)
+            if known is None or known[0] is not value:
+                known = (value, len(_dumps(_field_json(name, value))))
+                seen[name] = known
+            size += len(name) + 6 + known[1]  # `, "name": value`
+        return size
+
+
+def _field_json(name: str, value: Any) -> Any:
+    """A field's value as `ResultView.to_dict` gives it."""
+    if name == "omitted":
+        return [r.to_dict() for r in value]
+    if isinstance(value, (dict, list)) and name != "original_artifact":
+        return _copy_json(value)
+    return value
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _without_texts(
@@ -366,9 +411,16 @@ def _cut_ranges(view: ResultView) -> None:
         view.omitted = view.omitted[:_MAX_KEPT_RANGES]
 
 
+_LEAVES = (str, int, float, bool, type(None))
+
+
 def _copy_json(value: Any) -> Any:
+    """A copy of the dicts and lists in `value` (keys as strings); other values as they are."""
     if isinstance(value, dict):
-        return {str(k): _copy_json(v) for k, v in value.items()}
+        return {
+            str(k): v if type(v) in _LEAVES else _copy_json(v)  # the common case, inline
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
-        return [_copy_json(v) for v in value]
+        return [v if type(v) in _LEAVES else _copy_json(v) for v in value]
     return value

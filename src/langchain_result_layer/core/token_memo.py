@@ -1,0 +1,152 @@
+r"""Exact counts of the texts one rendering counts again and again, from memoised line pieces.
+
+A view is fitted by rendering and counting it several times (each probe shows more or fewer
+lines), then rendered once more with the real nonce and record id and counted again: up to
+five exact counts of a 100-150 kB text that differs between probes only in the lines added
+or removed. `LineMemoCounter` wraps the layer's counter for one rendering: a long text is
+counted as the sum of its *pieces*, each piece counted once and remembered.
+
+Exactness: a piece ends after a newline whose next character is neither whitespace nor `/`.
+The pre-tokenizer of `o200k_base` and `cl100k_base` never joins text across such a point
+(no pattern of theirs reads past a newline unless whitespace or, for `o200k_base`'s
+punctuation runs, `/` follows it, and none looks behind), and byte-pair merges happen
+within pre-tokens only, so the pieces' counts add up to the count of the whole text
+(`tests/core/test_token_memo.py` checks it with hypothesis). Any other counter is used as it
+is, text by text.
+
+The memo lives as long as the wrapper, which the pipeline makes for one rendering: nothing
+is remembered across results.
+
+Example:
+    ```python
+    from langchain_result_layer.core.token_memo import LineMemoCounter
+    from langchain_result_layer.core.tokens import TiktokenCounter
+
+    inner = TiktokenCounter()
+    counter = LineMemoCounter(inner)
+    text = "".join(f"line {i}: value\n" for i in range(2_000))
+    assert counter.count(text) == inner.count(text)
+    assert counter.count(text + "one more\n") == inner.count(text + "one more\n")
+    ```
+"""
+
+from __future__ import annotations
+
+from langchain_result_layer.core.tokens import TiktokenCounter, TokenCounter
+
+__all__ = ["ADDITIVE_ENCODINGS", "LineMemoCounter", "line_pieces"]
+
+ADDITIVE_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
+"""Encodings whose counts add up over `line_pieces` (their pre-tokenizers were checked)."""
+
+_MIN_CHARS = 8_192
+"""Shorter texts are counted whole (and remembered whole)."""
+_WHOLE_TEXTS = 8
+"""Whole texts remembered (a view's text is counted by the fit, the check and the record)."""
+_MAX_PIECE_CHARS = 4_000_000
+"""The pieces remembered take at most this many characters (then the memo starts afresh)."""
+
+
+def line_pieces(text: str) -> list[str]:
+    r"""`text` cut after each newline that a non-blank character other than `/` follows.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The pieces, in order; they join to `text`.
+
+    Example:
+        ```python
+        assert line_pieces("a\nb\n  c\n/d\ne") == ["a\n", "b\n  c\n/d\n", "e"]
+        ```
+    """
+    pieces: list[str] = []
+    start, find, end = 0, text.find, len(text)
+    nl = find("\n")
+    while 0 <= nl < end - 1:
+        after = text[nl + 1]
+        if after != "/" and not after.isspace():
+            pieces.append(text[start : nl + 1])
+            start = nl + 1
+        nl = find("\n", nl + 1)
+    pieces.append(text[start:])
+    return pieces
+
+
+class LineMemoCounter:
+    r"""A counter for one rendering: long texts counted as sums of remembered line pieces.
+
+    Counts are exactly those of the wrapped counter (see the module docstring); only the
+    work differs.
+
+    Example:
+        ```python
+        inner = TiktokenCounter()
+        counter = LineMemoCounter(inner)
+        assert counter.count("hello\nworld\n" * 2_000) == inner.count("hello\nworld\n" * 2_000)
+        ```
+    """
+
+    __slots__ = ("_additive", "_piece_chars", "_pieces", "_whole", "inner")
+
+    def __init__(self, inner: TokenCounter) -> None:
+        """Wrap `inner` (a `LineMemoCounter` is unwrapped first).
+
+        Args:
+            inner: The layer's counter.
+        """
+        if isinstance(inner, LineMemoCounter):
+            inner = inner.inner
+        self.inner: TokenCounter = inner
+        self._additive = (
+            isinstance(inner, TiktokenCounter) and inner.encoding_name in ADDITIVE_ENCODINGS
+        )
+        self._pieces: dict[str, int] = {}
+        self._piece_chars = 0
+        self._whole: dict[str, int] = {}
+
+    @property
+    def name(self) -> str:
+        """The wrapped counter's name."""
+        return self.inner.name
+
+    @property
+    def exact(self) -> bool:
+        """Whether the wrapped counter is exact."""
+        return self.inner.exact
+
+    def count(self, text: str) -> int:
+        """The wrapped counter's count of `text`.
+
+        Args:
+            text: The text.
+
+        Returns:
+            Its tokens.
+        """
+        known = self._whole.get(text)
+        if known is not None:
+            return known
+        if self._additive and len(text) >= _MIN_CHARS:
+            if self._piece_chars > _MAX_PIECE_CHARS:
+                self._pieces, self._piece_chars = {}, 0
+            memo, count = self._pieces, self.inner.count
+            tokens = added = 0
+            for piece in line_pieces(text):
+                n = memo.get(piece)
+                if n is None:
+                    n = memo[piece] = count(piece)
+                    added += len(piece)
+                tokens += n
+            self._piece_chars += added
+        else:
+            tokens = self.inner.count(text)
+        whole = self._whole
+        if len(whole) >= _WHOLE_TEXTS:
+            whole.pop(next(iter(whole)))
+        whole[text] = tokens
+        return tokens
+
+    def __repr__(self) -> str:
+        return f"LineMemoCounter({self.inner!r})"

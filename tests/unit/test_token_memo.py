@@ -1,0 +1,99 @@
+"""Counts from memoised line pieces equal the exact counts of the whole text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_result_layer.core.token_memo import (
+    ADDITIVE_ENCODINGS,
+    LineMemoCounter,
+    line_pieces,
+)
+from langchain_result_layer.core.tokens import (
+    ApproximateTokenCounter,
+    TiktokenCounter,
+    load_offline_encoding,
+)
+
+ENCODINGS = sorted(name for name in ADDITIVE_ENCODINGS if load_offline_encoding(name))
+# The characters at which pre-tokenizers change their mind: newlines, blanks of every kind,
+# `/` (o200k's punctuation runs take `[\r\n/]*`), punctuation, apostrophes, digits, letters
+# of both cases, marks, CJK, emoji, a lone surrogate.
+_ALPHABET = st.sampled_from(
+    [
+        *"\n\n\n\r\t  /./'-_:;,()[]{}$#=+*09aZé",
+        *(
+            "\u0301",
+            "\u00a0",
+            "\u2028",
+            "\u3000",
+            "\x0b",
+            "\x1c",
+            "\x85",
+            "中",
+            "文",
+            "😀",
+            "\ud800",
+        ),
+        *("'s", "'ll", "error", "Error", " at ", "\n  ", "\n/", "\n\n", ".\n", "\r\n", "http://x/"),
+    ]
+)
+_TEXTS = st.lists(_ALPHABET, max_size=400).map("".join)
+
+
+def _exact(name: str, text: str) -> int:
+    return TiktokenCounter(encoding=name).count(text)
+
+
+@pytest.mark.skipif(not ENCODINGS, reason="no additive encoding available offline")
+@settings(max_examples=400, deadline=None)
+@given(text=_TEXTS)
+def test_pieces_add_up_to_the_exact_count(text: str) -> None:
+    assert "".join(line_pieces(text)) == text
+    for name in ENCODINGS:
+        assert sum(_exact(name, p) for p in line_pieces(text)) == _exact(name, text), name
+
+
+@pytest.mark.skipif(not ENCODINGS, reason="no additive encoding available offline")
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(_TEXTS, min_size=1, max_size=40), picks=st.lists(st.integers(0, 39)))
+def test_the_memo_counts_every_probe_exactly(lines: list[str], picks: list[int]) -> None:
+    """Long texts made of the same lines in different selections, as a view's probes are."""
+    for name in ENCODINGS:
+        inner = TiktokenCounter(encoding=name)
+        memo = LineMemoCounter(inner)
+        for k in [len(lines), *picks]:
+            chosen = [ln for i, ln in enumerate(lines) if i <= k or i % (k + 1) == 0]
+            text = ("\n".join(chosen) + "\n") * 40  # long enough to be counted in pieces
+            assert memo.count(text) == inner.count(text)
+            assert memo.count(text) == inner.count(text)  # remembered whole
+
+
+def test_real_log_views_count_the_same(tmp_path: Path) -> None:
+    corpus = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+    logs = sorted((corpus / "logchunks" / "logs").rglob("*.log"))[:20] if corpus.is_dir() else []
+    text = "".join(p.read_text("utf-8", "replace") for p in logs) or "line\n  indented\n" * 9_000
+    inner = TiktokenCounter()
+    memo = LineMemoCounter(inner)
+    for cut in (len(text), len(text) // 2, len(text) // 3, len(text) // 2 + 17):
+        assert memo.count(text[:cut]) == inner.count(text[:cut])
+
+
+def test_other_counters_are_used_text_by_text() -> None:
+    approx = ApproximateTokenCounter()
+    memo = LineMemoCounter(approx)
+    text = "a line of text\n" * 2_000
+    assert memo.count(text) == approx.count(text)
+    assert (memo.name, memo.exact) == (approx.name, approx.exact)
+    assert LineMemoCounter(memo).inner is approx  # never wrapped twice
+
+
+def test_pieces_cut_only_before_a_non_blank_start() -> None:
+    assert line_pieces("") == [""]
+    assert line_pieces("a\n") == ["a\n"]
+    assert line_pieces("a\nb") == ["a\n", "b"]
+    assert line_pieces("a\n b\n\tc\n\nd\n/e\nf") == ["a\n b\n\tc\n\n", "d\n/e\n", "f"]
