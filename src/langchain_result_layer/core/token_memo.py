@@ -32,6 +32,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+
 from langchain_result_layer.core.tokens import TiktokenCounter, TokenCounter
 
 __all__ = ["ADDITIVE_ENCODINGS", "LineMemoCounter", "line_pieces"]
@@ -43,6 +45,8 @@ _MIN_CHARS = 8_192
 """Shorter texts are counted whole (and remembered whole)."""
 _WHOLE_TEXTS = 8
 """Whole texts remembered (a view's text is counted by the fit, the check and the record)."""
+_CUT_RE = re.compile(r"\n(?=[^\s/])")
+"""Where pieces end: the newline ends the piece before (blank means `str.isspace`)."""
 _MAX_PIECE_CHARS = 4_000_000
 """The pieces remembered take at most this many characters (then the memo starts afresh)."""
 
@@ -61,17 +65,8 @@ def line_pieces(text: str) -> list[str]:
         assert line_pieces("a\nb\n  c\n/d\ne") == ["a\n", "b\n  c\n/d\n", "e"]
         ```
     """
-    pieces: list[str] = []
-    start, find, end = 0, text.find, len(text)
-    nl = find("\n")
-    while 0 <= nl < end - 1:
-        after = text[nl + 1]
-        if after != "/" and not after.isspace():
-            pieces.append(text[start : nl + 1])
-            start = nl + 1
-        nl = find("\n", nl + 1)
-    pieces.append(text[start:])
-    return pieces
+    parts = _CUT_RE.split(text)
+    return [*(part + "\n" for part in parts[:-1]), parts[-1]]
 
 
 class LineMemoCounter:
@@ -132,12 +127,15 @@ class LineMemoCounter:
             if self._piece_chars > _MAX_PIECE_CHARS:
                 self._pieces, self._piece_chars = {}, 0
             memo, count = self._pieces, self.inner.count
-            tokens = added = 0
-            for piece in line_pieces(text):
-                n = memo.get(piece)
+            parts = _CUT_RE.split(text)
+            last = parts.pop()
+            tokens = count(last) if last else 0
+            added = 0
+            for part in parts:  # each is a piece without the newline that ends it
+                n = memo.get(part)
                 if n is None:
-                    n = memo[piece] = count(piece)
-                    added += len(piece)
+                    n = memo[part] = count(part + "\n")
+                    added += len(part)
                 tokens += n
             self._piece_chars += added
         else:
