@@ -92,6 +92,30 @@ def imitates_layer_markup(text: str) -> bool:
     return _NOTICE_START_RE.match(low) is not None or _NOTICE_LINE_RE.search(low) is not None
 
 
+def _suspect_lines(text: str) -> list[int]:
+    """Indices of the lines of `text` in which a pattern of `imitates_layer_markup` matches.
+
+    One search of the whole text instead of one per line: none of the patterns spans a
+    newline (the notice one starts at one), so every line that imitates the markup is among
+    these (lines are told apart by counting newlines: lower-casing keeps them).
+    """
+    low = text.lower()
+    at = [m.start() for m in _FENCE_RE.finditer(low)]
+    at += [m.start() for m in _LAYER_RE.finditer(low)]
+    at += [m.start() + 1 for m in _NOTICE_LINE_RE.finditer(low)]
+    ref = low.find("ref://tool-result/")
+    while ref >= 0:
+        at.append(ref)
+        ref = low.find("ref://tool-result/", ref + 1)
+    found = {0} if _NOTICE_START_RE.match(low) else set()
+    line, pos = 0, 0
+    for offset in sorted(at):
+        line += low.count("\n", pos, offset)
+        pos = offset
+        found.add(line)
+    return sorted(found)
+
+
 def _break_brackets(text: str) -> str:
     return text.replace("<<<", "<\u2039<").replace(">>>", ">\u203a>")
 
@@ -205,7 +229,8 @@ class Fence:
         own = f"[{self.nonce}: "
         note = self.marker(IMITATION_NOTE)
         lines = body.split("\n")
-        for i, line in enumerate(lines):
+        for i in _suspect_lines(body):
+            line = lines[i]
             if line.startswith(own) or not imitates_layer_markup(line):
                 continue
             lines[i] = f"{note} {_break_brackets(line)}"
