@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -110,7 +110,10 @@ class Chunk:
         return self.start + len(self.data)
 
 
-def _pieces(data: str | bytes, lo: int, hi: int, size: int, nl_before: int) -> Iterator[Chunk]:
+def _pieces(
+    data: str | bytes, lo: int, hi: int, size: int, nl_before: int
+) -> Generator[Chunk, None, int]:
+    """The chunks of `data[lo:hi]`; returns the newlines before `hi`."""
     pos, before = lo, nl_before
     while pos < hi:
         end = min(hi, pos + size)
@@ -118,6 +121,7 @@ def _pieces(data: str | bytes, lo: int, hi: int, size: int, nl_before: int) -> I
         yield Chunk(start=pos, nl_before=before, data=piece)
         before += count_newlines(piece)
         pos = end
+    return before
 
 
 def iter_chunks(
@@ -138,8 +142,9 @@ def iter_chunks(
         yield from _pieces(data, 0, n, chunk_size, 0)
         return
     gs, ge = gap
-    yield from _pieces(data, 0, gs, chunk_size, 0)
-    yield from _pieces(data, ge, n, chunk_size, count_newlines(data[:ge]))
+    before = yield from _pieces(data, 0, gs, chunk_size, 0)
+    gap_newlines = data.count(_nl(data), gs, ge)  # type: ignore[arg-type]
+    yield from _pieces(data, ge, n, chunk_size, before + gap_newlines)
 
 
 def plan_cap(data: str | bytes, keep: int) -> tuple[int, int] | None:
