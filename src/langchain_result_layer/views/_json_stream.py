@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from array import array
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 
-__all__ = ["LazyArray", "PathMissingError", "value_at"]
+__all__ = ["ArrayIndexCache", "LazyArray", "Located", "PathMissingError", "value_at"]
 
 _DECODER = json.JSONDecoder()
 _SCAN = _DECODER.scan_once  # type: ignore[attr-defined]
@@ -61,16 +64,36 @@ class LazyArray(Sequence[Any]):
         ```
     """
 
-    def __init__(self, raw: str, start: int) -> None:
+    def __init__(self, raw: str, start: int, located: Located | None = None) -> None:
+        """Read the array that starts at `raw[start]`.
+
+        Args:
+            raw: The JSON text.
+            start: Where the array's `[` is.
+            located: What an earlier walk of this very array in this very text found (see
+                `ArrayIndexCache`); the walk goes on from there.
+        """
         if _char(raw, start) != "[":
             msg = "not an array"
             raise ValueError(msg)
         self._raw = raw
+        self.start = start
+        self.end: int | None = None
+        """One past the closing `]`, once the whole array has been walked."""
+        if located is not None:
+            self._starts = array("q", located.starts)
+            self._pos, self._done, self.end = located.pos, located.done, located.end
+            return
         self._starts = array("q")
         self._pos = _ws(raw, start + 1)
         self._done = _char(raw, self._pos) == "]"
-        self.end: int | None = self._pos + 1 if self._done else None
-        """One past the closing `]`, once the whole array has been walked."""
+        if self._done:
+            self.end = self._pos + 1
+
+    def located_so_far(self) -> Located:
+        """What the walk has found so far (for `ArrayIndexCache`)."""
+        starts = array("q", self._starts)  # a copy: this array may walk on
+        return Located(starts=starts, pos=self._pos, done=self._done, end=self.end)
 
     def _extend(self, upto: int | None) -> None:
         """Locate elements until index `upto` is known (or the array ends).
@@ -90,8 +113,10 @@ class LazyArray(Sequence[Any]):
                     c = raw[p]
                 if c == ",":
                     pos = p + 1
-                    if raw[pos] in _WS_CHARS:
-                        pos = ws(raw, pos).end()  # type: ignore[union-attr]
+                    if raw[pos] in _WS_CHARS:  # mostly the one space of `json.dumps`
+                        pos += 1
+                        if raw[pos] in _WS_CHARS:
+                            pos = ws(raw, pos).end()  # type: ignore[union-attr]
                 elif c == "]":
                     self._done = True
                     self.end = p + 1
@@ -157,6 +182,86 @@ class LazyArray(Sequence[Any]):
         return list(self)
 
 
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where the elements of an array start, as far as a walk got (offsets into its text).
+
+    Attributes:
+        starts: Offsets of the elements found, in order.
+        pos: Where the walk stopped.
+        done: Whether it reached the closing `]`.
+        end: One past the `]`, when done.
+    """
+
+    starts: array[int]
+    pos: int
+    done: bool
+    end: int | None
+
+
+class ArrayIndexCache:
+    """The element offsets of large arrays, by record and text, for the next fetch of a page.
+
+    Paging through a 900,000-element array would otherwise walk every element on each
+    page (to know how many there are and where page 18,000 starts). An entry is keyed by
+    the record id *and* the text's length and hash, so it is used only on the same text
+    (which the fetch has read, its access checked, before the entry is looked up); it holds
+    offsets into that text, nothing of the text itself. Bounded: the most recent
+    `max_records` records, arrays of at least `min_elements` elements.
+
+    Example:
+        ```python
+        cache = ArrayIndexCache()
+        text = "[" + ",".join(["1"] * 20_000) + "]"
+        arrays = cache.arrays("AbCdEfGhIjKlMnOpQrStUv", text)
+        assert len(value_at(text, (), arrays)) == 20_000
+        cache.keep("AbCdEfGhIjKlMnOpQrStUv", text, arrays)
+        assert cache.arrays("AbCdEfGhIjKlMnOpQrStUv", text)[0].located == 20_000
+        ```
+    """
+
+    def __init__(self, *, max_records: int = 8, min_elements: int = 10_000) -> None:
+        """Create an empty cache.
+
+        Args:
+            max_records: Records whose arrays are kept.
+            min_elements: Smaller arrays are walked again (it is cheap).
+        """
+        self.max_records = max_records
+        self.min_elements = min_elements
+        self._entries: OrderedDict[tuple[str, int, int], dict[int, Located]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def arrays(self, record_id: str, text: str) -> dict[int, LazyArray]:
+        """Fresh `LazyArray`s over `text` that start from what earlier fetches located."""
+        key = (record_id, len(text), hash(text))
+        with self._lock:
+            known = self._entries.get(key)
+            if known is not None:
+                self._entries.move_to_end(key)
+                known = dict(known)
+        return {pos: LazyArray(text, pos, found) for pos, found in (known or {}).items()}
+
+    def keep(self, record_id: str, text: str, arrays: dict[int, LazyArray]) -> None:
+        """Remember what the walks over `text` located (large arrays only)."""
+        large = {
+            pos: arr.located_so_far()
+            for pos, arr in arrays.items()
+            if arr.located >= self.min_elements
+        }
+        if not large:
+            return
+        key = (record_id, len(text), hash(text))
+        with self._lock:
+            entry = self._entries.setdefault(key, {})
+            for pos, found in large.items():
+                if pos not in entry or len(entry[pos].starts) < len(found.starts):
+                    entry[pos] = found
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_records:
+                self._entries.popitem(last=False)
+
+
 def _path_text(parts: Sequence[str | int]) -> str:
     out = "$"
     for part in parts:
@@ -164,12 +269,16 @@ def _path_text(parts: Sequence[str | int]) -> str:
     return out
 
 
-def value_at(raw: str, parts: Sequence[str | int]) -> Any:
+def value_at(
+    raw: str, parts: Sequence[str | int], arrays: dict[int, LazyArray] | None = None
+) -> Any:
     """The value at `parts` in the JSON text `raw`: decoded, or a `LazyArray` for arrays.
 
     Args:
         raw: JSON text.
         parts: Keys and indexes from the root.
+        arrays: The arrays of this text walked before, by where they start: they are used
+            (and the arrays this walk reads are added).
 
     Returns:
         The value.
@@ -186,7 +295,7 @@ def value_at(raw: str, parts: Sequence[str | int]) -> Any:
         if isinstance(part, int):
             if c != "[":
                 raise PathMissingError(walked, f"is {_kind(c)}; [{part}] does not exist")
-            elements = LazyArray(raw, pos)
+            elements = _array(raw, pos, arrays)
             elements.locate(part)
             if part >= elements.located:
                 size = f"an array of {len(elements)}"
@@ -217,8 +326,17 @@ def value_at(raw: str, parts: Sequence[str | int]) -> Any:
             pos = found
         walked.append(part)
     if _char(raw, pos) == "[":
-        return LazyArray(raw, pos)
+        return _array(raw, pos, arrays)
     return _DECODER.raw_decode(raw, pos)[0]
+
+
+def _array(raw: str, pos: int, arrays: dict[int, LazyArray] | None) -> LazyArray:
+    if arrays is None:
+        return LazyArray(raw, pos)
+    found = arrays.get(pos)
+    if found is None:
+        found = arrays[pos] = LazyArray(raw, pos)
+    return found
 
 
 def _kind(first: str) -> str:

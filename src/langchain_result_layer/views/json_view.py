@@ -62,7 +62,12 @@ from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.truncate import LineIndex, omitted_between
 from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.views._json_stream import LazyArray, PathMissingError, value_at
+from langchain_result_layer.views._json_stream import (
+    ArrayIndexCache,
+    LazyArray,
+    PathMissingError,
+    value_at,
+)
 from langchain_result_layer.views._layout import (
     Layout,
     Section,
@@ -101,6 +106,9 @@ _MAX_FIRST_ITEMS = 1_000
 _MAX_FIRST_ITEMS_CHARS = 2_000_000
 """Stop preparing first items once their JSON reaches this many characters."""
 _ITEM_CHARS = 400
+ARRAY_INDEX = ArrayIndexCache()
+"""Element offsets of the large arrays of recently fetched records (pages after the first
+do not walk the whole array again)."""
 _PREVIEW_CHARS = 60
 _SNIFF_CHARS = 4_000
 _SAMPLE_ELEMENTS = 20
@@ -373,6 +381,17 @@ def _verified_spans(
     return spans
 
 
+def _element_spans(array: LazyArray, raw: str, indexes: Iterable[int]) -> dict[int, Span]:
+    """Raw spans of elements of a lazily read array (each element decodes from its span)."""
+    out: dict[int, Span] = {}
+    for i in indexes:
+        array.locate(i)
+        if 0 <= i < array.located:
+            start = array.start_of(i)
+            out[i] = (start, _skip_value(raw, start))
+    return out
+
+
 class _AllFound(Exception):  # noqa: N818 - control flow, not an error
     """Every wanted span is recorded: stop scanning."""
 
@@ -496,10 +515,15 @@ class _Raw:
 
     @property
     def lines(self) -> int:
-        if self._lines is None:
-            text = self.text
-            self._lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+        if self._lines is None:  # the line index counts the newlines once for both
+            newlines = self._line_index().total_newlines
+            self._lines = newlines + (0 if self.text.endswith("\n") else 1)
         return self._lines
+
+    def _line_index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
 
     def utf8(self, start: int = 0, end: int | None = None) -> int:
         key = (start, len(self.text) if end is None else end)
@@ -512,9 +536,8 @@ class _Raw:
         spans = [(a, b) for a, b in spans if b > a]
         if not spans:
             return []
-        if self._index is None:
-            self._index = LineIndex(self.text)
-        return [omitted_between(self.text, self._index, a, b) for a, b in spans]
+        index = self._line_index()
+        return [omitted_between(self.text, index, a, b) for a, b in spans]
 
 
 # --------------------------------------------------------------------------- outline
@@ -735,12 +758,15 @@ _At: TypeAlias = Callable[[Parts], Any]
 """The value at a path of the document being fetched from (arrays may be `LazyArray`s)."""
 
 
-def _streamed(raw: str) -> _At:
-    """Values of the JSON text `raw` by path, each read alone (see `_json_stream`)."""
+def _streamed(raw: str, arrays: dict[int, LazyArray] | None = None) -> _At:
+    """Values of the JSON text `raw` by path, each read alone (see `_json_stream`).
+
+    `arrays` holds the arrays of `raw` located by earlier fetches (`ARRAY_INDEX`).
+    """
 
     def at(parts: Parts) -> Any:
         try:
-            return value_at(raw, parts)
+            return value_at(raw, parts, arrays)
         except PathMissingError as exc:
             where = _shown_path(exc.walked, "the value there")
             keys = ""
@@ -1110,8 +1136,9 @@ class JsonView(ResultViewBuilder):
                 f"as text instead, for example {text_call}."
             )
             raise FetchSliceError(msg)
+        arrays = ARRAY_INDEX.arrays(record.record_id, data)  # the text read, access checked
         try:
-            return self._serve(_streamed(data), data, reference, record.size, ctx)
+            return self._serve(_streamed(data, arrays), data, reference, record.size, ctx)
         except FetchSliceError:
             raise
         except (LookupError, IndexError) as exc:
@@ -1122,6 +1149,8 @@ class JsonView(ResultViewBuilder):
                 f"as text instead, for example {text_call}."
             )
             raise FetchSliceError(msg) from exc
+        finally:
+            ARRAY_INDEX.keep(record.record_id, data, arrays)
 
     @staticmethod
     def _path_help(path: str, exc: BaseException, base: Reference) -> str:
@@ -1152,8 +1181,9 @@ class JsonView(ResultViewBuilder):
         if reference.path is None or not isinstance(data, str):
             return None
         del slice_start_line, slice_offset, record_lines
+        arrays = ARRAY_INDEX.arrays(reference.record_id, data)
         try:
-            return self._serve(_streamed(data), data, reference, record_size, ctx)
+            return self._serve(_streamed(data, arrays), data, reference, record_size, ctx)
         except (ValueError, LookupError, RecursionError) as exc:  # FetchSliceError: ValueError
             text = f"[Cannot fetch {reference.path!r}: {exc}]"
             text = clip(text, ctx.budget.chars)[0]
@@ -1161,6 +1191,8 @@ class JsonView(ResultViewBuilder):
             view = stamp_view(view, text, ctx)
             view.status = "error"
             return Rendered(content=text, view=view)
+        finally:
+            ARRAY_INDEX.keep(reference.record_id, data, arrays)
 
     def _serve(
         self, at: _At, raw: str, reference: Reference, record_size: int, ctx: ViewContext
@@ -1255,9 +1287,14 @@ class JsonView(ResultViewBuilder):
                 # Only elements that exist: looking for one past the end would make the
                 # scan step over the whole array.
                 past = min(lo + len(lines) + 1, len(page.array))
-                wanted = [(*page.parts, i) for i in range(lo, past)]
-                wanted.append((*page.parts, hi - 1))
-                located.append(_verified_spans(raw.text, page.array, page.parts, wanted))
+                if isinstance(page.array, LazyArray):  # it knows where its elements start
+                    indexes = [*range(lo, past), hi - 1]
+                    spans_of = _element_spans(page.array, raw.text, indexes)
+                    located.append({(*page.parts, i): sp for i, sp in spans_of.items()})
+                else:
+                    wanted = [(*page.parts, i) for i in range(lo, past)]
+                    wanted.append((*page.parts, hi - 1))
+                    located.append(_verified_spans(raw.text, page.array, page.parts, wanted))
             spans = located[0]
             first = spans.get((*page.parts, lo + m)) if spans else None
             last = spans.get((*page.parts, hi - 1)) if spans else None
