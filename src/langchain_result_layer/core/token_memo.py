@@ -83,7 +83,7 @@ class LineMemoCounter:
         ```
     """
 
-    __slots__ = ("_additive", "_piece_chars", "_pieces", "_whole", "inner")
+    __slots__ = ("_additive", "_piece_chars", "_pieces", "_whole", "exact", "inner", "name")
 
     def __init__(self, inner: TokenCounter) -> None:
         """Wrap `inner` (a `LineMemoCounter` is unwrapped first).
@@ -94,22 +94,16 @@ class LineMemoCounter:
         if isinstance(inner, LineMemoCounter):
             inner = inner.inner
         self.inner: TokenCounter = inner
+        self.name: str = inner.name
+        """The wrapped counter's name."""
+        self.exact: bool = inner.exact
+        """Whether the wrapped counter is exact."""
         self._additive = (
             isinstance(inner, TiktokenCounter) and inner.encoding_name in ADDITIVE_ENCODINGS
         )
         self._pieces: dict[str, int] = {}
         self._piece_chars = 0
         self._whole: dict[str, int] = {}
-
-    @property
-    def name(self) -> str:
-        """The wrapped counter's name."""
-        return self.inner.name
-
-    @property
-    def exact(self) -> bool:
-        """Whether the wrapped counter is exact."""
-        return self.inner.exact
 
     def count(self, text: str) -> int:
         """The wrapped counter's count of `text`.
