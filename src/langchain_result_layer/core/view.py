@@ -221,7 +221,7 @@ class ResultView:
         )
         size = _RecordSize(self)  # each field serialised again only when a step replaced it
         for step in steps:
-            if size.total() <= limit:
+            if _item_texts(self) <= limit and size.total() <= limit:
                 break
             self.compacted = True
             step(self)
@@ -319,6 +319,22 @@ class _RecordSize:
                 seen[name] = known
             size += len(name) + 6 + known[1]  # `, "name": value`
         return size
+
+
+def _item_texts(view: ResultView) -> int:
+    """Characters of the items' texts (and lists of texts): a lower bound of the JSON size.
+
+    Every such text is in the JSON whole (escaping only lengthens it), so a view whose items
+    carry more text than the limit needs no exact measure to know it is over.
+    """
+    total = 0
+    for item in view.items:
+        for value in item.values():
+            if isinstance(value, str):
+                total += len(value)
+            elif isinstance(value, list):
+                total += sum(len(v) for v in value if isinstance(v, str))
+    return total
 
 
 def _field_json(name: str, value: Any) -> Any:
