@@ -7,6 +7,9 @@ logs** (every labelled LogChunks and CiDiff log, public and `train/`, in a fixed
 concatenated and repeated to 1, 10 and 50 MB; side by side, tiktoken's `encode_ordinary`
 over the same text (what merely counting the input exactly would cost). Each figure is the
 minimum of several runs (the machine may be shared: the minimum is the least disturbed run).
+"First sight" uses a new layer for each run, as a user's layer sees each result once; "same
+text again" reuses one layer, whose counter remembers the counts of the last long texts it
+counted (how this table was measured before).
 Then every build log of the corpus on its own: total MB/s, and the slowest log.
 
 Then the plain-text pipeline on the corpus's mixed real logs (CI builds, system logs, test
@@ -25,8 +28,10 @@ characters):
 Last, bounded cost (issue 12 item 8): 300 MB inputs that are cheap to build and costly to
 show (one line of `x`, 100-character lines, JSON bombs: empty objects, distinct keys, deep
 nesting; real build logs) through `process_tool_message` with the default configuration:
-one timed run and one tracemalloc run each (peak extra memory as a multiple of the input).
-Target: <= 2 s and <= 2x.
+the best of two timed runs and one tracemalloc run each (peak extra memory as a multiple of
+the input's characters, and of its `str`'s own size: one character outside Latin-1 makes
+CPython keep every character of a str in 2 bytes, one outside the BMP in 4, and the
+concatenated build logs have emoji). Target: <= 2 s and <= 2x.
 
 Run: `python -m benchmarks.throughput` (`--quick` for the 1 MB smoke run;
 `--cost-only 300` for the bounded-cost shapes alone).
@@ -60,6 +65,27 @@ def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
         result = fn()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def _best_first_sight(msg: Any, repeat: int) -> float:
+    """Best time of `process_tool_message` by a new layer each run (nothing counted before).
+
+    A user's layer sees each result once; a layer that processes the same text again finds
+    the counts of the texts it counted last in its counter's small cache.
+    """
+    from langchain_result_layer import ResultLayer
+
+    best = float("inf")
+    for i in range(repeat):
+        layer = ResultLayer(context_window=128_000)
+        layer.token_counter.count("warm up")  # load the encoding outside the timing
+        fresh = msg.model_copy(update={"tool_call_id": f"call_first_{i}"})
+        gc.collect()
+        start = time.perf_counter()
+        layer.process_tool_message(fresh)
+        best = min(best, time.perf_counter() - start)
+        del layer
+    return best
 
 
 def _peak(fn: Callable[[], Any]) -> int:
@@ -163,12 +189,13 @@ def _layer_path(corpus: Path, sizes: list[int], quick: bool) -> tuple[list[Table
     enc = load_offline_encoding("o200k_base")
     table = Table(
         "The per-result path: ResultLayer(context_window=128_000).process_tool_message on real "
-        "build logs (minimum of repeated runs)",
+        "build logs (minimum of repeated runs; first sight: a new layer each run)",
         [
             "input",
             "runs",
-            "seconds",
+            "first sight s",
             "MB/s",
+            "same text again s",
             "view kind",
             "view tokens",
             "tiktoken encode_ordinary s",
@@ -192,7 +219,8 @@ def _layer_path(corpus: Path, sizes: list[int], quick: bool) -> tuple[list[Table
             return layer.process_tool_message(fresh)
 
         once()  # warm up: imports, the encoding, the view registry
-        seconds, out = _best(once, repeat)
+        again, out = _best(once, repeat)  # the counter remembers the last texts it counted
+        seconds = _best_first_sight(msg, repeat)
         tk = float("nan")
         if enc is not None:
             tk, _ = _best(lambda raw=raw: enc.encode_ordinary(raw), min(repeat, 3))
@@ -204,6 +232,7 @@ def _layer_path(corpus: Path, sizes: list[int], quick: bool) -> tuple[list[Table
                 repeat,
                 seconds,
                 mb / seconds,
+                again,
                 getattr(view, "kind", "?"),
                 tokens,
                 tk,
@@ -214,6 +243,7 @@ def _layer_path(corpus: Path, sizes: list[int], quick: bool) -> tuple[list[Table
         data[f"{size // MB} MB"] = {
             "seconds": seconds,
             "mb_per_s": mb / seconds,
+            "same_text_again_seconds": again,
             "tiktoken_seconds": tk,
             "view_kind": getattr(view, "kind", None),
         }
@@ -292,8 +322,8 @@ def bounded_cost(sizes: list[int], corpus: Path | None) -> tuple[Table, dict[str
     """Time and peak extra memory of each cost shape through `process_tool_message`.
 
     Default configuration (`ResultLayer(context_window=128_000)`: in-memory store, exact
-    counter). One timed run and one tracemalloc run per input (they are large and the machine
-    is shared); the input string itself is not counted in the peak.
+    counter). The better of two timed runs and one tracemalloc run per input (they are large
+    and the machine is shared); the input string itself is not counted in the peak.
     """
     from langchain_core.messages import ToolMessage
 
@@ -302,7 +332,17 @@ def bounded_cost(sizes: list[int], corpus: Path | None) -> tuple[Table, dict[str
     table = Table(
         "Bounded cost: process_tool_message on large inputs (default configuration; "
         "target <= 2 s and <= 2x the input in extra memory)",
-        ["input", "MB", "seconds", "peak extra MB", "peak / input", "view kind", "view chars"],
+        [
+            "input",
+            "MB",
+            "str bytes / char",
+            "seconds",
+            "peak extra MB",
+            "peak / input chars",
+            "peak / input str",
+            "view kind",
+            "view chars",
+        ],
     )
     data: dict[str, Any] = {}
     ids = itertools.count()
@@ -319,11 +359,13 @@ def bounded_cost(sizes: list[int], corpus: Path | None) -> tuple[Table, dict[str
     for size in sizes:
         for name, build in cost_shapes(size, corpus).items():
             text = build()
-            layer = fresh_layer()
-            gc.collect()
-            start = time.perf_counter()
-            out = once(layer, text)
-            seconds = time.perf_counter() - start
+            seconds = float("inf")
+            for _ in range(2):  # the machine may be shared: the better of two runs
+                layer = fresh_layer()
+                gc.collect()
+                start = time.perf_counter()
+                out = once(layer, text)
+                seconds = min(seconds, time.perf_counter() - start)
             kind = out.response_metadata["result_layer"].get("kind")
             shown = len(str(out.content))
             del out, layer
@@ -331,11 +373,23 @@ def bounded_cost(sizes: list[int], corpus: Path | None) -> tuple[Table, dict[str
             peak = _peak(lambda layer=layer, t=text: once(layer, t))
             del layer
             label = f"{name}, {size // MB} MB"
+            str_bytes = sys.getsizeof(text)
             table.rows.append(
-                [label, len(text) / MB, seconds, peak / MB, peak / len(text), kind, shown]
+                [
+                    label,
+                    len(text) / MB,
+                    f"{str_bytes / max(1, len(text)):.0f}",
+                    seconds,
+                    peak / MB,
+                    peak / len(text),
+                    peak / str_bytes,
+                    kind,
+                    shown,
+                ]
             )
             data[label] = {
                 "chars": len(text),
+                "str_bytes": str_bytes,
                 "seconds": seconds,
                 "peak_bytes": peak,
                 "peak_ratio": peak / len(text),
