@@ -38,12 +38,13 @@ from langchain_result_layer.core.guard import ClearingPlan
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference, new_record_id
 from langchain_result_layer.stores.base import RecordMeta
+from langchain_result_layer.views import JsonView, TextView
 
 __all__ = ["reference_for", "results_to_store", "store_result"]
 
 logger = logging.getLogger(__name__)
 
-_REFERENCE_KINDS = ("text", "json")
+_REFERENCE_KINDS = (TextView.kind, JsonView.kind)
 """Kinds of the references the guard makes for raw results (their content's shape)."""
 
 _STORE_ERROR_CHARS = 200
@@ -70,7 +71,7 @@ def reference_for(run: GuardRun, i: int) -> str | None:
     if pending is None:
         kind = run.infos[i].kind
         pending = Reference(
-            record_id=new_record_id(), kind=kind if kind in _REFERENCE_KINDS else "text"
+            record_id=new_record_id(), kind=kind if kind in _REFERENCE_KINDS else TextView.kind
         )
         run.pending[i] = pending
     return str(pending)

@@ -67,6 +67,7 @@ from langchain_result_layer.core.tokens import (
     TokenCounter,
 )
 from langchain_result_layer.stores.base import Principal
+from langchain_result_layer.views import JsonView, TextView
 
 __all__ = [
     "BLOCK_OVERHEAD",
@@ -587,7 +588,7 @@ class RequestCounter:
             exact=exact,
             headline=_headline_from_text(text),
             original_chars=len(text),
-            kind="text" if isinstance(content, str) else "json",
+            kind=TextView.kind if isinstance(content, str) else JsonView.kind,
         )
 
     def _remember(
