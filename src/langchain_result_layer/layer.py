@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from langchain_result_layer.adapters._context import ToolResult
 from langchain_result_layer.adapters._markers import MarkerSigner
 from langchain_result_layer.config import GuardSettings, ToolPolicy, coerce_policy
 from langchain_result_layer.core.budget import (
@@ -167,6 +169,59 @@ def _no_window_message(model: object | None) -> str:
     )
 
 
+def _check_options(*, guard: object, turn_fraction: float, ttl_seconds: float | None) -> None:
+    """Refuse option values that cannot work, when they are given."""
+    if guard is not None and not isinstance(guard, GuardSettings):
+        msg = f"guard must be a GuardSettings, got {type(guard).__name__}"
+        raise TypeError(msg)
+    if not 0 < turn_fraction <= 1:
+        msg = f"turn_fraction must be in (0, 1], got {turn_fraction}"
+        raise ValueError(msg)
+    if ttl_seconds is not None and ttl_seconds <= 0:
+        msg = f"ttl_seconds must be positive (None: the store's default), got {ttl_seconds}"
+        raise ValueError(msg)
+
+
+def _resolve_window(context_window: int | None, model: object) -> tuple[int, object, str | None]:
+    """The window, the chat model behind `model` and a model-name hint for the tokenizer."""
+    if context_window is not None and (
+        not isinstance(context_window, int) or isinstance(context_window, bool)
+    ):
+        msg = f"context_window must be an int, got {type(context_window).__name__}"
+        raise TypeError(msg)
+    if context_window is not None and context_window <= 0:
+        msg = f"context_window must be positive, got {context_window}"
+        raise ValueError(msg)
+    name_hint: str | None = None
+    chat_model: object = None
+    if isinstance(model, str) and context_window is not None:
+        name_hint = model.split(":", 1)[-1]  # no need to initialise it: the window is given
+    elif model is not None:
+        chat_model = resolve_model(model)
+    window = context_window if context_window is not None else window_from_model(chat_model)
+    if window is None:
+        raise ValueError(_no_window_message(chat_model))
+    return window, chat_model, name_hint
+
+
+def _pin_tools(settings: GuardSettings, policies: Mapping[str, ToolPolicy]) -> GuardSettings:
+    """Guard settings that also pin the tools whose policy says `pinned`."""
+    pinned = {name for name, p in policies.items() if p.pinned}
+    if not pinned - settings.pinned_tools:
+        return settings
+    from dataclasses import replace  # noqa: PLC0415
+
+    return replace(settings, pinned_tools=frozenset(settings.pinned_tools | pinned))
+
+
+def _summarizer(
+    model: SummarizerSpec, settings: SummarySettings | None, counter: TokenCounter
+) -> ResultSummarizer | None:
+    if model is None:
+        return None
+    return ResultSummarizer(model=model, settings=settings or SummarySettings(), counter=counter)
+
+
 def _check_policies(policies: Mapping[str, ToolPolicy], window: int, kinds: ViewRegistry) -> None:
     """Refuse policies that cannot work: unknown view kinds, caps over the window."""
     for name, policy in policies.items():
@@ -263,30 +318,8 @@ class ResultLayer:
         marker_key: bytes | str | None = None,
         views: ViewRegistry | Sequence[ResultViewBuilder] | None = None,
     ) -> None:
-        if context_window is not None and (
-            not isinstance(context_window, int) or isinstance(context_window, bool)
-        ):
-            msg = f"context_window must be an int, got {type(context_window).__name__}"
-            raise TypeError(msg)
-        if context_window is not None and context_window <= 0:
-            msg = f"context_window must be positive, got {context_window}"
-            raise ValueError(msg)
-        name_hint: str | None = None
-        chat_model: object = None
-        if isinstance(model, str) and context_window is not None:
-            name_hint = model.split(":", 1)[-1]  # no need to initialise it: the window is given
-        elif model is not None:
-            chat_model = resolve_model(model)
-        window = context_window if context_window is not None else window_from_model(chat_model)
-        if window is None:
-            raise ValueError(_no_window_message(chat_model))
-        given_guard: object = guard
-        if given_guard is not None and not isinstance(given_guard, GuardSettings):
-            msg = f"guard must be a GuardSettings, got {type(given_guard).__name__}"
-            raise TypeError(msg)
-        if not 0 < turn_fraction <= 1:
-            msg = f"turn_fraction must be in (0, 1], got {turn_fraction}"
-            raise ValueError(msg)
+        _check_options(guard=guard, turn_fraction=turn_fraction, ttl_seconds=ttl_seconds)
+        window, chat_model, name_hint = _resolve_window(context_window, model)
         self.context_window: int = window
         """The model's input window in tokens (resolved from `model` if needed)."""
         self.model = chat_model
@@ -315,9 +348,6 @@ class ResultLayer:
             weakref.WeakKeyDictionary()
         )
         self._warned_memory = False
-        if ttl_seconds is not None and ttl_seconds <= 0:
-            msg = f"ttl_seconds must be positive (None: the store's default), got {ttl_seconds}"
-            raise ValueError(msg)
         self.tool_policies: dict[str, ToolPolicy] = {
             name: coerce_policy(p) for name, p in (tool_policies or {}).items()
         }
@@ -325,17 +355,14 @@ class ResultLayer:
         registry = (
             ViewRegistry.builtin().with_views(*views) if isinstance(views, Sequence) else views
         )
-        kinds = registry if registry is not None else registered_views()
-        _check_policies(self.tool_policies, window, kinds)
+        _check_policies(
+            self.tool_policies, window, registry if registry is not None else registered_views()
+        )
         self.principal_resolver: PrincipalResolver = resolve_principal_spec(principal)
         """Reads the `Principal` (tenant, user, thread) from a config."""
-        pinned = {name for name, p in self.tool_policies.items() if p.pinned}
-        settings = guard or GuardSettings()
-        if pinned - settings.pinned_tools:
-            from dataclasses import replace  # noqa: PLC0415
-
-            settings = replace(settings, pinned_tools=frozenset(settings.pinned_tools | pinned))
-        self.guard_settings: GuardSettings = settings
+        self.guard_settings: GuardSettings = _pin_tools(
+            guard or GuardSettings(), self.tool_policies
+        )
         """The budget guard's `GuardSettings` (trigger and target fractions, `keep_last`, ...)."""
         self.fetch_tool_name = fetch_tool_name
         self.image_tokens = image_tokens
@@ -355,15 +382,7 @@ class ResultLayer:
             turn_tokens=max(1, int(window * turn_fraction)),
             fence_results=fence_results,
             views=registry,
-            summarizer=(
-                ResultSummarizer(
-                    model=summarizer,
-                    settings=summary or SummarySettings(),
-                    counter=self.token_counter,
-                )
-                if summarizer is not None
-                else None
-            ),
+            summarizer=_summarizer(summarizer, summary, self.token_counter),
         )
         self._lock = threading.RLock()  # adapters made under it ask for others (the counter)
         self._fetch_tool: BaseTool | None = None
@@ -510,7 +529,7 @@ class ResultLayer:
             "store='memory' to silence this."
         )
         logger.warning(msg)
-        warnings.warn(msg, ResultStoreWarning, stacklevel=4)
+        warnings.warn(msg, ResultStoreWarning, stacklevel=_outside_stacklevel())
 
     # ------------------------------------------------------------------ markers
 
@@ -668,49 +687,22 @@ class ResultLayer:
             assert layer.token_counter.count(msg.text) <= layer.result_budget.tokens
             ```
         """
-        message = self._check(message)
-        if self.is_processed(message):
-            return message
-        return self._processed(message, message.content, config, siblings=siblings, store=store)
+        result = ToolResult(self._check(message), config=config, siblings=siblings, store=store)
+        processed: ToolMessage = self.process_result(result)
+        return processed
 
     def _pipeline_args(
-        self, message: ToolMessage, config: RunnableConfig | None, store: object
+        self, message: ToolMessage, result: ToolResult
     ) -> tuple[ResultPipeline, dict[str, Any]]:
         """The pipeline on the run's store and the keyword arguments of processing `message`."""
-        config = _config_or_current(config)
-        pipeline = self.pipeline.using(self.store_for(store, config))
+        pipeline, principal = self._value_pipeline(result)
         return pipeline, {
             "tool_name": message.name,
             "status": message.status,
             "tool_call_id": message.tool_call_id,
-            "principal": self.principal_for(config),
+            "principal": principal,
+            "siblings": result.siblings,
         }
-
-    def _processed(
-        self,
-        message: ToolMessage,
-        content: Any,
-        config: RunnableConfig | None,
-        *,
-        siblings: int,
-        store: object,
-    ) -> ToolMessage:
-        pipeline, args = self._pipeline_args(message, config, store)
-        outcome = pipeline.process(content, siblings=siblings, **args)
-        return self._with_outcome(message, content, outcome)
-
-    async def _aprocessed(
-        self,
-        message: ToolMessage,
-        content: Any,
-        config: RunnableConfig | None,
-        *,
-        siblings: int,
-        store: object,
-    ) -> ToolMessage:
-        pipeline, args = self._pipeline_args(message, config, store)
-        outcome = await pipeline.aprocess(content, siblings=siblings, **args)
-        return self._with_outcome(message, content, outcome)
 
     def _with_outcome(
         self, message: ToolMessage, content: Any, outcome: ProcessOutcome | None
@@ -722,85 +714,103 @@ class ResultLayer:
             return message
         return message.model_copy(update={"content": _as_content(content)})
 
-    def process_tool_output(
-        self,
-        output: Any,
-        *,
-        tool_call_id: str,
-        name: str | None = None,
-        artifact: Any = None,
-        config: RunnableConfig | None = None,
-        siblings: int = 1,
-        store: object = None,
-    ) -> ToolMessage:
-        """A tool's raw return value, processed, as the `ToolMessage` of its call.
+    def process_result(self, result: ToolResult) -> Any:
+        """Process one tool result an adapter hands over (the adapters' one entry point).
 
-        What `process_tool_message` does to the message LangChain would make of `output`,
-        without LangChain's text conversion first (which prints a generator as its repr and
-        fails on an int over 4,300 digits): the layer reads the value itself. When the tool's
-        policy disables processing, the content is what LangChain would have made.
+        A `ToolMessage` is processed as `process_tool_message` does. A raw return value is
+        read by the layer itself, without LangChain's text conversion first (which prints a
+        generator as its repr and fails on an int over 4,300 digits): with a `tool_call_id`
+        it becomes that call's processed `ToolMessage` (its content what LangChain would have
+        made when the tool's policy disables processing); without one, the bounded, fenced
+        view of the value (the value itself when processing is disabled).
 
         Args:
-            output: What the tool returned (its content, for `content_and_artifact` tools).
-            tool_call_id: The tool call's id.
-            name: The tool's name (selects its policy).
-            artifact: A `content_and_artifact` tool's artifact.
-            config: The runnable config (for the principal); the current one by default.
-            siblings: How many results the same model turn produced.
-            store: The graph's store of this run (`runtime.store`).
+            result: The result, its run's config, parallel calls and store.
 
         Returns:
-            The processed message.
+            The processed message, or the view of a raw value without a tool call.
 
         Example:
             ```python
-            rows = ({"id": i, "status": "ok"} for i in range(50_000))  # a generator
-            msg = layer.process_tool_output(rows, tool_call_id="c1", name="run_sql")
+            from langchain_result_layer.adapters._context import ToolResult
+
+            rows = ({"id": i, "status": "ok"} for i in range(5_000))  # a generator
+            msg = layer.process_result(ToolResult(rows, tool_name="run_sql", tool_call_id="c1"))
             assert layer.is_processed(msg) and "generator object" not in msg.text
+            view = layer.process_result(ToolResult("x" * 10_000_000, tool_name="read_log"))
+            assert isinstance(view, str) and len(view) < 500_000
             ```
         """
-        message = self._tool_message(tool_call_id, name, artifact)
-        return self._processed(message, output, config, siblings=siblings, store=store)
+        message, content = self._message_of(result)
+        if message is None:
+            pipeline, principal = self._value_pipeline(result)
+            outcome = pipeline.process(content, tool_name=result.tool_name, principal=principal)
+            return content if outcome is None else outcome.content
+        if content is message.content and self.is_processed(message):
+            return message
+        pipeline, args = self._pipeline_args(message, result)
+        return self._with_outcome(message, content, pipeline.process(content, **args))
 
-    async def aprocess_tool_output(
-        self,
-        output: Any,
-        *,
-        tool_call_id: str,
-        name: str | None = None,
-        artifact: Any = None,
-        config: RunnableConfig | None = None,
-        siblings: int = 1,
-        store: object = None,
-    ) -> ToolMessage:
-        """Async twin of `process_tool_output`.
-
-        Args:
-            output: What the tool returned.
-            tool_call_id: The tool call's id.
-            name: The tool's name.
-            artifact: A `content_and_artifact` tool's artifact.
-            config: The runnable config.
-            siblings: How many results the same model turn produced.
-            store: The graph's store of this run.
-
-        Returns:
-            The processed message.
+    async def aprocess_result(self, result: ToolResult) -> Any:
+        """Async twin of `process_result` (same argument and result; never blocks the loop).
 
         Example:
             ```python
-            msg = await layer.aprocess_tool_output({"rows": []}, tool_call_id="c1", name="q")
+            from langchain_result_layer.adapters._context import ToolResult
+
+            msg = await layer.aprocess_result(ToolResult(tool_message))
             assert layer.is_processed(msg)
             ```
         """
-        message = self._tool_message(tool_call_id, name, artifact)
-        return await self._aprocessed(message, output, config, siblings=siblings, store=store)
+        message, content = self._message_of(result)
+        if message is None:
+            pipeline, principal = self._value_pipeline(result)
+            outcome = await pipeline.aprocess(
+                content, tool_name=result.tool_name, principal=principal
+            )
+            return content if outcome is None else outcome.content
+        if content is message.content and self.is_processed(message):
+            return message
+        pipeline, args = self._pipeline_args(message, result)
+        return self._with_outcome(message, content, await pipeline.aprocess(content, **args))
 
-    @staticmethod
-    def _tool_message(tool_call_id: str, name: str | None, artifact: Any) -> ToolMessage:
+    def _message_of(self, result: ToolResult) -> tuple[ToolMessage | None, Any]:
+        """The message a result becomes (`None` for a raw value without a call) and its content."""
         from langchain_core.messages import ToolMessage  # noqa: PLC0415 - on first use
 
-        return ToolMessage(content="", tool_call_id=tool_call_id, name=name, artifact=artifact)
+        value = result.value
+        if isinstance(value, ToolMessage):
+            return value, value.content
+        if result.tool_call_id is None:
+            return None, value
+        message = ToolMessage(
+            content="",
+            tool_call_id=result.tool_call_id,
+            name=result.tool_name,
+            artifact=result.artifact,
+        )
+        return message, value
+
+    def _value_pipeline(self, result: ToolResult) -> tuple[ResultPipeline, Principal]:
+        config = _config_or_current(result.config)
+        pipeline = self.pipeline.using(self.store_for(result.store, config))
+        return pipeline, self.principal_for(config)
+
+    def is_fetch_tool(self, tool: object) -> bool:
+        """Whether `tool` is this layer's fetch tool (made on first use).
+
+        Args:
+            tool: Any tool.
+
+        Returns:
+            `True` only for the very object `fetch_tool` returns.
+
+        Example:
+            ```python
+            assert layer.is_fetch_tool(layer.fetch_tool) and not layer.is_fetch_tool(object())
+            ```
+        """
+        return self._fetch_tool is not None and self._fetch_tool is tool
 
     async def aprocess_tool_message(
         self,
@@ -810,16 +820,7 @@ class ResultLayer:
         siblings: int = 1,
         store: object = None,
     ) -> ToolMessage:
-        """Async twin of `process_tool_message` (never blocks the event loop).
-
-        Args:
-            message: The tool message.
-            config: The runnable config (for the principal); the current one by default.
-            siblings: How many results the same model turn produced.
-            store: The graph's store of this run (`runtime.store`).
-
-        Returns:
-            The processed message.
+        """Async twin of `process_tool_message` (same arguments; never blocks the event loop).
 
         Example:
             ```python
@@ -827,12 +828,9 @@ class ResultLayer:
             assert layer.is_processed(msg)
             ```
         """
-        message = self._check(message)
-        if self.is_processed(message):
-            return message
-        return await self._aprocessed(
-            message, message.content, config, siblings=siblings, store=store
-        )
+        result = ToolResult(self._check(message), config=config, siblings=siblings, store=store)
+        processed: ToolMessage = await self.aprocess_result(result)
+        return processed
 
     @staticmethod
     def view_of(message: ToolMessage) -> ResultView | None:
@@ -1076,6 +1074,16 @@ _MAX_WRAPPERS = 4_096
 
 _ARTIFACT_SLACK = 2_048
 """Characters an artifact may take beyond the text the model sees (its fixed fields)."""
+
+
+def _outside_stacklevel() -> int:
+    """The `stacklevel` of the first caller outside this package (for `warnings.warn`)."""
+    level, frame = 2, sys._getframe(2)  # the caller of the function that warns
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
+        "langchain_result_layer."
+    ):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def _as_content(value: Any) -> Any:

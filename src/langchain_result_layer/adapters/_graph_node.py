@@ -64,15 +64,7 @@ class GraphNode(Runnable[Any, Any], ABC):
 
     @abstractmethod
     async def arun(self, state: Any, config: RunnableConfig) -> Any:
-        """Async twin of `run`.
-
-        Args:
-            state: The graph state.
-            config: The runnable config of this call.
-
-        Returns:
-            The state update.
-        """
+        """Async twin of `run` (same arguments and update)."""
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Run the node (LangGraph calls this with the state and the node's config).
@@ -89,16 +81,7 @@ class GraphNode(Runnable[Any, Any], ABC):
         return self.run(input, ensure_config(config))
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        """Async twin of `invoke`.
-
-        Args:
-            input: The graph state.
-            config: The runnable config.
-            **kwargs: Ignored.
-
-        Returns:
-            The state update.
-        """
+        """Async twin of `invoke` (same arguments and update)."""
         del kwargs
         return await self.arun(input, ensure_config(config))
 

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 
+from langchain_result_layer.adapters._context import ToolResult
+
 if TYPE_CHECKING:
-    from langchain_result_layer.layer import ResultLayer
+    from langchain_result_layer.adapters._context import ResultProcessor
 
 __all__ = [
     "aprocess_output",
@@ -79,7 +81,7 @@ def _command_messages(command: Any) -> tuple[tuple[str, Any], list[Any]] | None:
 
 
 def process_output(
-    layer: ResultLayer,
+    layer: ResultProcessor,
     output: Any,
     config: RunnableConfig | None,
     *,
@@ -89,7 +91,7 @@ def process_output(
     """Process a tool call's output (`ToolMessage`, `Command`, or a list of them).
 
     Args:
-        layer: The result layer.
+        layer: The result layer (what processes results).
         output: What the tool (or `ToolNode`'s handler) returned.
         config: The runnable config (principal of stored results).
         siblings: Results of the same model turn (parallel calls share the turn budget).
@@ -107,30 +109,18 @@ def process_output(
         assert len(out) == 1 and layer.is_processed(out[0]) and len(out[0].text) < len(big)
         ```
     """
-    return _dispatch(
-        output, lambda m: layer.process_tool_message(m, config, siblings=siblings, store=store)
-    )
+    return _dispatch(output, lambda m: layer.process_result(ToolResult(m, config, siblings, store)))
 
 
 async def aprocess_output(
-    layer: ResultLayer,
+    layer: ResultProcessor,
     output: Any,
     config: RunnableConfig | None,
     *,
     siblings: int = 1,
     store: object = None,
 ) -> Any:
-    """Async twin of `process_output`.
-
-    Args:
-        layer: The result layer.
-        output: What the tool returned.
-        config: The runnable config.
-        siblings: Results of the same model turn.
-        store: The graph's store of the run (`runtime.store`), if any.
-
-    Returns:
-        The same shape with every `ToolMessage` processed.
+    """Async twin of `process_output` (same arguments and result).
 
     Example:
         ```python
@@ -139,8 +129,7 @@ async def aprocess_output(
         ```
     """
     return await _adispatch(
-        output,
-        lambda m: layer.aprocess_tool_message(m, config, siblings=siblings, store=store),
+        output, lambda m: layer.aprocess_result(ToolResult(m, config, siblings, store))
     )
 
 
@@ -200,7 +189,7 @@ def is_tool_output(value: Any) -> bool:
 
 
 def process_raw(
-    layer: ResultLayer,
+    layer: ResultProcessor,
     output: Any,
     *,
     tool_name: str,
@@ -211,7 +200,7 @@ def process_raw(
     """Process what a tool returned: messages and commands, or a raw output (no tool call).
 
     Args:
-        layer: The result layer.
+        layer: The result layer (what processes results).
         output: The tool's return value.
         tool_name: The tool's name (selects its policy).
         config: The runnable config.
@@ -230,13 +219,11 @@ def process_raw(
     """
     if is_tool_output(output) or output is None:
         return process_output(layer, output, config, siblings=siblings, store=store)
-    pipeline = layer.pipeline.using(layer.store_for(store, config))
-    outcome = pipeline.process(output, tool_name=tool_name, principal=layer.principal_for(config))
-    return output if outcome is None else outcome.content
+    return layer.process_result(ToolResult(output, config, store=store, tool_name=tool_name))
 
 
 async def aprocess_raw(
-    layer: ResultLayer,
+    layer: ResultProcessor,
     output: Any,
     *,
     tool_name: str,
@@ -244,18 +231,7 @@ async def aprocess_raw(
     siblings: int = 1,
     store: object = None,
 ) -> Any:
-    """Async twin of `process_raw`.
-
-    Args:
-        layer: The result layer.
-        output: The tool's return value.
-        tool_name: The tool's name.
-        config: The runnable config.
-        siblings: Results of the same model turn.
-        store: The graph's store of the run (`runtime.store`), if any.
-
-    Returns:
-        The processed messages or the bounded view.
+    """Async twin of `process_raw` (same arguments and result).
 
     Example:
         ```python
@@ -266,8 +242,4 @@ async def aprocess_raw(
     """
     if is_tool_output(output) or output is None:
         return await aprocess_output(layer, output, config, siblings=siblings, store=store)
-    pipeline = layer.pipeline.using(layer.store_for(store, config))
-    outcome = await pipeline.aprocess(
-        output, tool_name=tool_name, principal=layer.principal_for(config)
-    )
-    return output if outcome is None else outcome.content
+    return await layer.aprocess_result(ToolResult(output, config, store=store, tool_name=tool_name))

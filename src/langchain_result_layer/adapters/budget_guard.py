@@ -64,10 +64,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 
+from langchain_result_layer.adapters._context import GuardContext
 from langchain_result_layer.adapters._decisions import DecisionMemory
 from langchain_result_layer.adapters._graph_node import GraphNode, graph_store
 from langchain_result_layer.adapters._guard_planning import (
-    PlanningContext,
     expire_placeholders,
     finish,
     noop,
@@ -194,17 +194,18 @@ class BudgetGuard(GraphNode):
         if given is not None and not isinstance(given, GuardSettings):
             msg = f"settings must be a GuardSettings, got {type(given).__name__}"
             raise TypeError(msg)
-        self.layer = layer
-        self.settings: GuardSettings = settings or layer.guard_settings
+        self.context = GuardContext.of(layer)
+        """What the guard uses of its layer (window, counter, store and pipeline access)."""
+        self.settings: GuardSettings = settings or self.context.settings
         self.system_prompt = system_prompt
         self.tools = list(tools) if tools is not None else None
         self.shrink_unseen = shrink_unseen
         self.messages_key = messages_key
         self.llm_input_key = llm_input_key
-        self.counter: RequestCounter = layer.request_counter
+        self.counter: RequestCounter = self.context.counter
         self.decisions = DecisionMemory()
         """What the non-destructive mode sent, by principal, thread, message id and content."""
-        self._planning = PlanningContext.of(layer)
+        self._planning = self.context.planning
 
     @property
     def non_destructive(self) -> bool:
@@ -221,7 +222,7 @@ class BudgetGuard(GraphNode):
     @property
     def window(self) -> int:
         """The context window in tokens."""
-        return self.layer.context_window
+        return self.context.window
 
     def limits(self, overhead: int) -> GuardLimits:
         """The limits of a run whose request has `overhead` tokens outside the messages.
@@ -269,7 +270,7 @@ class BudgetGuard(GraphNode):
 
     def _principal(self, config: RunnableConfig | None) -> Principal:
         try:
-            return self.layer.principal_for(config)
+            return self.context.principal_for(config)
         except Exception as exc:  # a broken resolver must not break the agent
             logger.warning("budget guard: principal resolution failed: %s", exc)
             return Principal()
@@ -288,7 +289,7 @@ class BudgetGuard(GraphNode):
         scope = scope_of(principal)
         state = list(messages)
         msgs = self.decisions.recall(principal, state) if self.non_destructive else state
-        resolved = self.layer.store_for(graph_store() if store is _GRAPH else store, config)
+        resolved = self.context.store_for(graph_store() if store is _GRAPH else store, config)
         survey = self.counter.survey(msgs, scope, exact=False)
         overhead = self.overhead(system=system, tools=tools)
         run = GuardRun(
@@ -300,7 +301,7 @@ class BudgetGuard(GraphNode):
             state=state,
             scope=scope,
             store=resolved,
-            pipeline=self.layer.pipeline.using(resolved),
+            pipeline=self.context.pipeline.using(resolved),
             earliest_expiry=survey.earliest_expiry,
         )
         total = overhead + survey.tokens
@@ -366,7 +367,7 @@ class BudgetGuard(GraphNode):
             run,
             result,
             counter=self.counter,
-            max_chars=self.layer.result_budget.chars,
+            max_chars=self.context.max_chars,
             kept=kept,
         )
         for job in jobs:
@@ -376,7 +377,7 @@ class BudgetGuard(GraphNode):
                 logger.warning("budget guard could not shrink a result: %s", exc)
                 continue
             shrunk = (
-                self.layer.apply_outcome(job.message, outcome, extra={"shrunk_by_guard": True})
+                self.context.apply_outcome(job.message, outcome, extra={"shrunk_by_guard": True})
                 if outcome is not None
                 else None
             )
@@ -423,7 +424,7 @@ class BudgetGuard(GraphNode):
                 if not todo:
                     break
                 for i in todo:
-                    yield from store_result(run, i, ttl_seconds=self.layer.pipeline.ttl_seconds)
+                    yield from store_result(run, i, ttl_seconds=self.context.ttl_seconds)
                 chosen = plan(ctx, run)
             result, originals = finish(ctx, run, chosen)
             self._remember(run, originals, result.replacements)
@@ -487,17 +488,7 @@ class BudgetGuard(GraphNode):
         tools: Sequence[Any] | None = None,
         store: object = None,
     ) -> GuardResult:
-        """Async twin of `guard` (the store's async API; rendering in a worker thread).
-
-        Args:
-            messages: The conversation.
-            config: The runnable config.
-            system: The system prompt sent apart from the messages.
-            tools: The tools bound to the model.
-            store: The graph's store for this run (see `guard`).
-
-        Returns:
-            What to send and what to write back.
+        """Async twin of `guard` (same arguments; the store's async API, rendering in a thread).
 
         Example:
             ```python
@@ -543,15 +534,7 @@ class BudgetGuard(GraphNode):
         return self._update(state, self.guard(messages, config=config))
 
     async def arun(self, state: Any, config: RunnableConfig) -> Any:
-        """Async twin of `run`.
-
-        Args:
-            state: The graph state.
-            config: The node's config.
-
-        Returns:
-            The state update.
-        """
+        """Async twin of `run` (same arguments and update)."""
         messages = messages_of(state, self.messages_key)
         return self._update(state, await self.aguard(messages, config=config))
 

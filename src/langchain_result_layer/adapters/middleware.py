@@ -51,7 +51,8 @@ from __future__ import annotations
 import inspect
 import logging
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -79,11 +80,33 @@ from langchain_result_layer.layer import ResultLayer
 if TYPE_CHECKING:
     from langgraph.prebuilt.tool_node import ToolCallRequest
 
+    from langchain_result_layer.adapters._context import MiddlewareContext
+
 __all__ = ["ResultLayerMiddleware"]
 
 logger = logging.getLogger(__name__)
 
 _LAYER_OPTIONS = frozenset(inspect.signature(ResultLayer.__init__).parameters) - {"self"}
+
+
+@contextmanager
+def _turn_siblings(request: ToolCallRequest) -> Iterator[None]:
+    """Tell the wrapped tool how many parallel calls its model turn made, while it runs."""
+    token = tool_siblings.set(_siblings(request))
+    try:
+        yield
+    finally:
+        tool_siblings.reset(token)
+
+
+def _guard_args(request: ModelRequest[Any]) -> dict[str, Any]:
+    """What the guard needs of a model request besides its messages."""
+    return {
+        "config": _request_config(request),
+        "system": request.system_message,
+        "tools": list(request.tools or []),
+        "store": _runtime_store(request),
+    }
 
 
 def _current_config() -> RunnableConfig | None:
@@ -202,6 +225,9 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         assert isinstance(given, ResultLayer)
         layer = given
         self.layer: ResultLayer = layer
+        """The `ResultLayer` this middleware was configured with."""
+        self.context: MiddlewareContext = layer
+        """What the middleware uses of the layer (the narrow, typed view of it)."""
         self.process_results = process_results
         self.guard_enabled = guard
         self.budget_guard: BudgetGuard = layer.budget_guard
@@ -229,15 +255,15 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         tool = getattr(request, "tool", None)
         if tool is None or not self.process_results:
             return request
-        wrapped = self.layer.wrapped_tool(tool)
+        wrapped = self.context.wrapped_tool(tool)
         return request if wrapped is tool else request.override(tool=wrapped)
 
     def _adopted(self, result: Any) -> Any:
         """The result with processed messages another middleware wrapped in notices re-signed."""
         if isinstance(result, ToolMessage):
-            if self.layer.is_processed(result):
+            if self.context.is_processed(result):
                 return result
-            return self.layer.adopt(result) or result
+            return self.context.adopt(result) or result
         messages = _output_messages(result)
         if not messages or not isinstance(result, Command) or not isinstance(result.update, dict):
             return result
@@ -245,8 +271,8 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if not isinstance(found, (list, tuple)):
             return result
         new = [
-            (self.layer.adopt(m) or m)
-            if isinstance(m, ToolMessage) and not self.layer.is_processed(m)
+            (self.context.adopt(m) or m)
+            if isinstance(m, ToolMessage) and not self.context.is_processed(m)
             else m
             for m in found
         ]
@@ -255,7 +281,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     def _check_result(self, request: ToolCallRequest, result: Any) -> None:
         """Warn when a result did not come from the tool through the layer."""
         messages = _output_messages(result)
-        if not messages or all(self.layer.is_processed(m) for m in messages):
+        if not messages or all(self.context.is_processed(m) for m in messages):
             return
         if any(m.status == "error" for m in messages):
             return  # a tool error turned into a message (ToolNode, retry middleware)
@@ -286,19 +312,11 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         """
         if not self.process_results:
             return handler(request)
-        token = tool_siblings.set(_siblings(request))
-        try:
+        with _turn_siblings(request):
             result = handler(self._tool_request(request))
-        finally:
-            tool_siblings.reset(token)
-        result = self._adopted(result)
-        self._check_result(request, result)
+        result, config, options = self._checked(request, result)
         processed: ToolMessage | Command[Any] = process_output(
-            self.layer,
-            result,
-            _request_config(request),
-            siblings=_siblings(request),
-            store=_runtime_store(request),
+            self.context, result, config, **options
         )
         return processed
 
@@ -307,32 +325,25 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        """Async twin of `wrap_tool_call`.
-
-        Args:
-            request: The tool call request.
-            handler: Executes the tool.
-
-        Returns:
-            The processed `ToolMessage` or `Command`.
-        """
+        """Async twin of `wrap_tool_call` (same request, an awaitable handler)."""
         if not self.process_results:
             return await handler(request)
-        token = tool_siblings.set(_siblings(request))
-        try:
+        with _turn_siblings(request):
             result = await handler(self._tool_request(request))
-        finally:
-            tool_siblings.reset(token)
-        result = self._adopted(result)
-        self._check_result(request, result)
+        result, config, options = self._checked(request, result)
         processed: ToolMessage | Command[Any] = await aprocess_output(
-            self.layer,
-            result,
-            _request_config(request),
-            siblings=_siblings(request),
-            store=_runtime_store(request),
+            self.context, result, config, **options
         )
         return processed
+
+    def _checked(
+        self, request: ToolCallRequest, result: Any
+    ) -> tuple[Any, RunnableConfig | None, dict[str, Any]]:
+        """The tool's result (adopted, checked) and how to process it: config, siblings, store."""
+        result = self._adopted(result)
+        self._check_result(request, result)
+        options = {"siblings": _siblings(request), "store": _runtime_store(request)}
+        return result, _request_config(request), options
 
     # ------------------------------------------------------------------ around the model
 
@@ -345,7 +356,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         the exact fetch call). Only the request changes, as with the other middleware.
         """
         edited: list[AnyMessage] | None = None
-        signer = self.layer.signer
+        signer = self.context.signer
         for i, message in enumerate(request.messages):
             if not isinstance(message, ToolMessage):
                 continue
@@ -359,7 +370,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             headline = marker.get("headline")
             original = marker.get("original_chars")
             info = replace(
-                self.layer.request_counter.info(message),
+                self.context.request_counter.info(message),
                 ref=ref,
                 headline=headline if isinstance(headline, str) else None,
                 processed=True,
@@ -370,7 +381,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 info,
                 signer=signer,
                 ref=ref,
-                fetch_tool_name=self.layer.fetch_tool_name,
+                fetch_tool_name=self.context.fetch_tool_name,
                 expires_at=marker.get("expires_at")
                 if isinstance(marker.get("expires_at"), (int, float))
                 else None,
@@ -392,7 +403,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 and original.tool_call_id == message.tool_call_id
                 and original.id == message.id
             ):
-                return self.layer.marker_of(original)
+                return self.context.marker_of(original)
         return {}
 
     def _respond(
@@ -428,13 +439,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         request = self._restored(request)
         if not self.guard_enabled:
             return handler(request)
-        result = self.budget_guard.guard(
-            request.messages,
-            config=_request_config(request),
-            system=request.system_message,
-            tools=list(request.tools or []),
-            store=_runtime_store(request),
-        )
+        result = self.budget_guard.guard(request.messages, **_guard_args(request))
         if not result.replacements and not self.non_destructive:
             return handler(request)
         response = handler(request.override(messages=_any_messages(result.messages)))
@@ -445,25 +450,11 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
-        """Async twin of `wrap_model_call`.
-
-        Args:
-            request: The model request.
-            handler: Calls the model.
-
-        Returns:
-            The model response, possibly with the guard's state update.
-        """
+        """Async twin of `wrap_model_call` (same request, an awaitable handler)."""
         request = self._restored(request)
         if not self.guard_enabled:
             return await handler(request)
-        result = await self.budget_guard.aguard(
-            request.messages,
-            config=_request_config(request),
-            system=request.system_message,
-            tools=list(request.tools or []),
-            store=_runtime_store(request),
-        )
+        result = await self.budget_guard.aguard(request.messages, **_guard_args(request))
         if not result.replacements and not self.non_destructive:
             return await handler(request)
         response = await handler(request.override(messages=_any_messages(result.messages)))

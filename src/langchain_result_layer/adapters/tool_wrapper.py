@@ -56,6 +56,7 @@ from langchain_core.utils.pydantic import TypeBaseModel
 from pydantic import Field
 from typing_extensions import override
 
+from langchain_result_layer.adapters._context import ToolResult
 from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.adapters._outputs import (
     aprocess_raw,
@@ -65,7 +66,7 @@ from langchain_result_layer.adapters._outputs import (
 if TYPE_CHECKING:
     from langchain_core.messages import ToolCall
 
-    from langchain_result_layer.layer import ResultLayer
+    from langchain_result_layer.adapters._context import ResultProcessor
 
 __all__ = [
     "RAW_TOOL_TAG",
@@ -206,7 +207,7 @@ class ResultLayerTool(BaseTool):
     """The original tool."""
 
     layer: Any = Field(default=None, exclude=True)
-    """The `ResultLayer` that processes the results."""
+    """What processes the results: the `ResultLayer` (typed `ResultProcessor` by `_layer`)."""
 
     raw: BaseTool | None = Field(default=None, exclude=True)
     """The wrapped tool's raw twin (see `RawOutput`), used for calls with a `ToolCall`."""
@@ -243,8 +244,8 @@ class ResultLayerTool(BaseTool):
 
     # ------------------------------------------------------------------ calls
 
-    def _layer(self) -> ResultLayer:
-        layer: ResultLayer = self.layer
+    def _layer(self) -> ResultProcessor:
+        layer: ResultProcessor = self.layer
         return layer
 
     def _start_args(self, input: Any) -> tuple[dict[str, Any], str, str | None]:
@@ -294,18 +295,17 @@ class ResultLayerTool(BaseTool):
         """The tool to run: the raw twin for a tool call (when there is one), else the tool."""
         return self.raw if call_id is not None and self.raw is not None else self.wrapped
 
-    def _raw_args(
-        self, output: RawOutput, call_id: str | None, config: RunnableConfig
-    ) -> dict[str, Any]:
-        """How the layer turns a carried raw output into this call's tool message."""
-        return {
-            "tool_call_id": call_id or "",
-            "name": self.name,
-            "artifact": output.artifact,
-            "config": config,
-            "siblings": tool_siblings.get(),
-            "store": graph_store(),
-        }
+    def _raw(self, output: RawOutput, call_id: str | None, config: RunnableConfig) -> ToolResult:
+        """The carried raw output of a tool call, as the layer takes it."""
+        return ToolResult(
+            output.content,
+            config,
+            siblings=tool_siblings.get(),
+            store=graph_store(),
+            tool_name=self.name,
+            tool_call_id=call_id or "",
+            artifact=output.artifact,
+        )
 
     def _inner_config(
         self,
@@ -331,9 +331,7 @@ class ResultLayerTool(BaseTool):
             inner = self._inner_config(config, run_manager)
             output = self._tool_for(call_id).invoke(input, inner, **kwargs)
             if isinstance(output, RawOutput):
-                processed = self._layer().process_tool_output(
-                    output.content, **self._raw_args(output, call_id, config)
-                )
+                processed = self._layer().process_result(self._raw(output, call_id, config))
             else:
                 processed = process_raw(self._layer(), output, **self._process_args(config))
         except BaseException as exc:
@@ -357,9 +355,7 @@ class ResultLayerTool(BaseTool):
             inner = self._inner_config(config, run_manager)
             output = await self._tool_for(call_id).ainvoke(input, inner, **kwargs)
             if isinstance(output, RawOutput):
-                processed = await self._layer().aprocess_tool_output(
-                    output.content, **self._raw_args(output, call_id, config)
-                )
+                processed = await self._layer().aprocess_result(self._raw(output, call_id, config))
             else:
                 processed = await aprocess_raw(self._layer(), output, **self._process_args(config))
         except BaseException as exc:
@@ -419,7 +415,7 @@ def unwrap_tool(tool: BaseTool) -> BaseTool:
     return tool
 
 
-def wrap_tool(layer: ResultLayer, tool: BaseTool | Callable[..., Any]) -> BaseTool:
+def wrap_tool(layer: ResultProcessor, tool: BaseTool | Callable[..., Any]) -> BaseTool:
     """Wrap a tool (or a function, converted with `@tool`) with the result layer.
 
     Wrapping twice with the same layer returns the first wrapper; the fetch tool and tools
@@ -454,8 +450,7 @@ def wrap_tool(layer: ResultLayer, tool: BaseTool | Callable[..., Any]) -> BaseTo
         tool = converted
     if isinstance(tool, ResultLayerTool) and tool.layer is layer:
         return tool
-    is_fetch_tool = getattr(layer, "_fetch_tool", None) is tool
-    if is_fetch_tool:
+    if layer.is_fetch_tool(tool):
         return tool
     return ResultLayerTool(
         name=tool.name,

@@ -53,10 +53,12 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 
+from langchain_result_layer.adapters._context import ToolResult
 from langchain_result_layer.adapters._graph_node import GraphNode, graph_store
 from langchain_result_layer.adapters._messages import parallel_calls
 
 if TYPE_CHECKING:
+    from langchain_result_layer.adapters._context import ResultProcessor
     from langchain_result_layer.layer import ResultLayer
 
 __all__ = ["TruncationNode", "make_truncation_node"]
@@ -97,7 +99,7 @@ class TruncationNode(GraphNode):
     """
 
     def __init__(
-        self, layer: ResultLayer, *, messages_key: str = "messages", name: str = "truncate"
+        self, layer: ResultProcessor, *, messages_key: str = "messages", name: str = "truncate"
     ) -> None:
         super().__init__(name=name)
         self.layer = layer
@@ -140,30 +142,20 @@ class TruncationNode(GraphNode):
         """
         store = graph_store()
         processed: list[BaseMessage] = [
-            self.layer.process_tool_message(
-                m, config, siblings=self._siblings(state, m), store=store
-            )
+            self.layer.process_result(ToolResult(m, config, self._siblings(state, m), store))
             for m in self._pending(state)
         ]
         return self._update(state, processed)
 
     async def arun(self, state: Any, config: RunnableConfig) -> Any:
-        """Async twin of `run` (new results processed concurrently).
-
-        Args:
-            state: The graph state.
-            config: The node's config.
-
-        Returns:
-            Same-id replacements of the processed results.
-        """
+        """Async twin of `run` (same arguments and update; new results processed concurrently)."""
         pending = self._pending(state)
         store = graph_store()
         processed: list[BaseMessage] = list(
             await asyncio.gather(
                 *(
-                    self.layer.aprocess_tool_message(
-                        m, config, siblings=self._siblings(state, m), store=store
+                    self.layer.aprocess_result(
+                        ToolResult(m, config, self._siblings(state, m), store)
                     )
                     for m in pending
                 )
