@@ -207,7 +207,7 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
             "ours: median per call (ms)",
             "ours: mean per call (ms)",
             "ours: p90 (ms)",
-            "calls that counted exactly",
+            "results counted exactly after a bound",
             "ContextEditing default (approximate) per call (ms)",
             "ContextEditing default / ours (median)",
             "ContextEditing, exact counter, per call (ms)",
@@ -241,8 +241,8 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         "processed: the result comes from a wrapped tool, the middleware or the truncation "
         "node, and its token count is in the layer's signed marker; raw: the guard alone sees "
         "an unprocessed result, bounds it by its UTF-8 length (a provable upper bound of any "
-        "tiktoken count) and counts exactly only when the bounds may pass the trigger "
-        "('calls that counted exactly')",
+        "tiktoken count) and counts it exactly only when the bounds may pass the trigger "
+        "('results counted exactly after a bound': each raw result is, once)",
         f"ours, exact processed: {ours_exact['clearing_calls']} of {calls_ours} calls cleared "
         f"again (batch clearing down to {GuardSettings().target_fraction:.0%} of the window); "
         f"raw: {ours_raw['clearing_calls']}",
