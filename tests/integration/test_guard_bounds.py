@@ -112,4 +112,20 @@ def test_calls_under_the_trigger_by_their_bounds_count_nothing_exactly() -> None
     assert not result.changed
     assert layer.request_counter.exact_counts == 0  # 40 kB of raw results, bounded only
     exact = layer.request_counter.count(messages)  # counts them now
-    assert result.tokens_before >= exact  # what the guard saw was an upper bound
+    assert result.tokens_before >= exact  # what the guard decided on was an upper bound
+    assert result.tokens_before == result.tokens_after == exact  # the figures are exact
+
+
+def test_a_bounded_run_counts_its_figures_exactly_when_they_are_read() -> None:
+    layer = ResultLayer(context_window=128_000, store="memory", token_counter="tiktoken")
+    messages = _conversation([8_000] * 5, seed=2)
+    result = layer.budget_guard.guard(messages)
+    counter = layer.request_counter
+    assert not result.changed
+    assert counter.exact_counts == 0  # deciding needed no exact count
+    before = result.tokens_before  # reading the figure counts exactly, once
+    assert counter.exact_counts == 5  # the five bounded results
+    fresh = RequestCounter(TIKTOKEN, signer=layer.signer)  # counts everything, exactly
+    assert before == result.tokens_after
+    assert before == result.overhead + sum(fresh.message_tokens(m) for m in messages)
+    assert counter.exact_counts == 5  # read again: nothing counted again
