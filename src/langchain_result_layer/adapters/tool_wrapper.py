@@ -122,10 +122,14 @@ class RawOutput(ToolOutputMixin):
     are (LangChain's documented way for a tool to return something else), so the wrapper's
     raw twin of a function tool returns its value inside one, and the layer reads the value.
 
+    The twin is made when the tool is wrapped: change a tool (`handle_tool_error`, ...) before
+    wrapping it.
+
     Example:
         ```python
         carried = RawOutput({"rows": [1, 2]}, artifact=None)
         assert carried.content == {"rows": [1, 2]} and carried.artifact is None
+        assert repr(carried) == "RawOutput(dict)"  # tracing never prints the raw value
         ```
     """
 
@@ -135,6 +139,10 @@ class RawOutput(ToolOutputMixin):
         """Carry `content` (and a `content_and_artifact` tool's artifact)."""
         self.content = content
         self.artifact = artifact
+
+    def __repr__(self) -> str:
+        # What tracing shows for the raw child run: the value's type, never the value.
+        return f"RawOutput({type(self.content).__name__})"
 
 
 def _carried(value: Any, response_format: str) -> Any:
