@@ -25,6 +25,7 @@ from langchain_result_layer.core.guard import (
     DEFAULT_KEEP_LAST,
     DEFAULT_TARGET_FRACTION,
     DEFAULT_TRIGGER_FRACTION,
+    GuardLimits,
 )
 
 __all__ = ["GuardSettings", "ToolPolicy", "coerce_policy"]
@@ -201,3 +202,30 @@ class GuardSettings:
                 msg = f"pinned_tools must be a set of tool names, got {pinned!r}"
                 raise TypeError(msg)
             object.__setattr__(self, "pinned_tools", frozenset(pinned))
+
+    def limits(self, window: int, *, overhead: int = 0) -> GuardLimits:
+        """The core guard's limits for a request with `overhead` tokens outside its messages.
+
+        Args:
+            window: The context window in tokens.
+            overhead: System prompt, tool schemas, reserve and framing tokens.
+
+        Returns:
+            The limits (trigger and target from the fractions, the protections as set here).
+
+        Example:
+            ```python
+            limits = GuardSettings(keep_last=1).limits(128_000, overhead=500)
+            assert (limits.trigger, limits.keep_last, limits.overhead) == (96_000, 1, 500)
+            ```
+        """
+        return GuardLimits.from_window(
+            window,
+            trigger_fraction=self.trigger_fraction,
+            target_fraction=self.target_fraction,
+            overhead=overhead,
+            keep_last=self.keep_last,
+            pinned_tools=self.pinned_tools,
+            clear_tool_inputs=self.clear_tool_inputs,
+            relax_keep_last=self.relax_keep_last,
+        )

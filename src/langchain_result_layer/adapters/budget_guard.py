@@ -115,11 +115,10 @@ class ContextBudgetWarning(UserWarning):
 
     Example:
         ```python
-        import warnings
+        from langchain_result_layer import GuardSettings
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", ContextBudgetWarning)  # fail instead of sending
-            assert issubclass(ContextBudgetWarning, UserWarning)
+        settings = GuardSettings(on_overflow="send")  # warn (this class) instead of raising
+        assert settings.on_overflow == "send" and issubclass(ContextBudgetWarning, UserWarning)
         ```
     """
 
@@ -233,17 +232,7 @@ class BudgetGuard(GraphNode):
         Returns:
             The limits.
         """
-        s = self.settings
-        return GuardLimits.from_window(
-            self.window,
-            trigger_fraction=s.trigger_fraction,
-            target_fraction=s.target_fraction,
-            overhead=overhead,
-            keep_last=s.keep_last,
-            pinned_tools=s.pinned_tools,
-            clear_tool_inputs=s.clear_tool_inputs,
-            relax_keep_last=s.relax_keep_last,
-        )
+        return self.settings.limits(self.window, overhead=overhead)
 
     def overhead(
         self, *, system: str | BaseMessage | None = None, tools: Sequence[Any] | None = None

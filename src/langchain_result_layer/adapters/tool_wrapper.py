@@ -423,6 +423,22 @@ def unwrap_tool(tool: BaseTool) -> BaseTool:
     return tool
 
 
+_COPIED_FIELDS = (
+    "name",
+    "description",
+    "args_schema",
+    "return_direct",
+    "verbose",
+    "tags",
+    "metadata",
+    "handle_tool_error",
+    "handle_validation_error",
+    "response_format",
+    "extras",
+)
+"""The wrapped tool's fields the wrapper carries as its own (models and `ToolNode` read them)."""
+
+
 def wrap_tool(layer: ResultProcessor, tool: BaseTool | Callable[..., Any]) -> BaseTool:
     """Wrap a tool (or a function, converted with `@tool`) with the result layer.
 
@@ -460,19 +476,5 @@ def wrap_tool(layer: ResultProcessor, tool: BaseTool | Callable[..., Any]) -> Ba
         return tool
     if layer.is_fetch_tool(tool):
         return tool
-    return ResultLayerTool(
-        name=tool.name,
-        description=tool.description,
-        args_schema=tool.args_schema,
-        return_direct=tool.return_direct,
-        verbose=tool.verbose,
-        tags=tool.tags,
-        metadata=tool.metadata,
-        handle_tool_error=tool.handle_tool_error,
-        handle_validation_error=tool.handle_validation_error,
-        response_format=tool.response_format,
-        extras=tool.extras,
-        wrapped=tool,
-        layer=layer,
-        raw=_raw_twin(tool),
-    )
+    own = {name: getattr(tool, name) for name in _COPIED_FIELDS}
+    return ResultLayerTool(**own, wrapped=tool, layer=layer, raw=_raw_twin(tool))
