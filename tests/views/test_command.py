@@ -211,3 +211,22 @@ def test_real_build_logs_keep_labelled_failures(corpus: Path) -> None:
         assert_fits(out.content, ctx)
         if ctx.counter.count(raw) > 2_000:
             assert case["needles"][0] in str(out.content), case["id"]
+
+
+def test_small_budgets_get_a_compact_header_and_footer() -> None:
+    lines = [f"step {i} ok" for i in range(4_000)]
+    for at in (500, 1_500, 2_500, 3_500):
+        lines[at] = f"error: check {at} failed"
+    text = "\n".join(lines) + "\n"
+    view = CommandView()
+    prepared = view.prepare(text)
+    small = make_ctx("command", tokens=1_000)
+    large = make_ctx("command", tokens=3_000)
+    compact = str(view.render(prepared, small).content)
+    full = str(view.render(prepared, large).content)
+    assert_fits(compact, small)
+    assert "first at line" not in compact.split("\n", 1)[0]
+    assert "first at line" in full.split("\n", 1)[0]
+    footer = compact.rsplit("\n", 1)[-1]
+    assert footer.count("lines ") <= 2  # "N lines of M" and one range listed ...
+    assert "more range" in footer  # ... the rest counted

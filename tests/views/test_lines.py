@@ -7,7 +7,14 @@ from hypothesis import strategies as st
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.views._layout import largest_fitting
-from langchain_result_layer.views._lines import sample_lines, spread
+from langchain_result_layer.views._lines import (
+    LineLimits,
+    LineTexts,
+    sample_lines,
+    showing_order,
+    spread,
+)
+from langchain_result_layer.views._salience import SalienceSettings, analyse
 
 
 def _reference_lines(text: str) -> list[str]:
@@ -176,3 +183,21 @@ def test_clip_marks_sit_where_the_line_was_cut() -> None:
     item = window.as_item()
     assert item["clipped"] == {"5": 1_234}
     assert item["cuts"] == {"5": [[5, 100, 1_334]]}
+
+
+def test_a_gap_of_a_few_short_lines_joins_two_shown_lines() -> None:
+    """Showing two or three short lines costs about the window marker they save."""
+    text = "\n".join(["first"] + [f"line {i}" for i in range(2, 41)]) + "\n"
+    analysis = analyse(text)
+    texts = LineTexts(analysis, LineLimits(), anchors=())
+    assert showing_order(analysis, [10, 13], texts) == [10, 13, 12, 11]  # 2 lines between
+    assert showing_order(analysis, [10, 14], texts) == [10, 14, 13, 12, 11]  # 3 lines
+    assert showing_order(analysis, [10, 15], texts) == [10, 15]  # 4: two windows
+    narrow = analyse(text, settings=SalienceSettings(gap_fill_lines=1))
+    narrow_texts = LineTexts(narrow, LineLimits(), anchors=())
+    assert showing_order(narrow, [10, 13], narrow_texts) == [10, 13]
+    assert showing_order(narrow, [10, 12], narrow_texts) == [10, 12, 11]
+    long = "\n".join(["x" * 150] * 40) + "\n"
+    long_analysis = analyse(long)
+    long_texts = LineTexts(long_analysis, LineLimits(), anchors=())
+    assert showing_order(long_analysis, [10, 13], long_texts) == [10, 13]  # 300 chars: too long

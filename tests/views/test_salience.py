@@ -257,3 +257,79 @@ def test_frames_in_test_code_are_kept_inside_a_deep_trace() -> None:
     helper = next(ln for ln, t in analysis.texts.items() if "_helper.erb" in t)
     neighbour = next(ln for ln, t in analysis.texts.items() if "layer44.rb" in t)
     assert analysis.priority[helper] > analysis.priority[neighbour]
+
+
+def _step_log(last_lines: list[str]) -> str:
+    return (
+        "\n".join(
+            [
+                "$ make spec",
+                *[f"compiling module {i} of 400" for i in range(400)],
+                *last_lines,
+                'The command "make spec" exited with 1.',
+                "",
+                "Done. Your build exited with 1.",
+            ]
+        )
+        + "\n"
+    )
+
+
+def test_a_rare_line_before_the_verdict_is_evidence_without_an_error_word() -> None:
+    """No error word, no known vocabulary: its shape is unique just before the verdict."""
+    # Above the lines the pre-verdict floor reaches (15), within `rare_span` (30).
+    trailing = [f"linking object {i} of 20" for i in range(20)]
+    text = _step_log(["None of your spec sources contain a single example.", *trailing])
+    analysis = analyse(text)
+    rare = next(ln for ln, t in analysis.texts.items() if t.startswith("None of your spec"))
+    assert analysis.priority[rare] >= SalienceSettings().rare_floor * 0.9
+    above = analysis.priority.get(rare - 1, 0.0)  # a routine line of the step: no floor
+    assert analysis.priority[rare] > 2 * above
+    off = analyse(text, settings=SalienceSettings(rare_floor=0.0))
+    assert analysis.priority[rare] > off.priority.get(rare, 0.0)
+    view = CommandView()
+    ctx = make_ctx("command", tokens=400)
+    out = view.render(view.prepare(text), ctx)
+    assert_fits(out.content, ctx)
+    assert "None of your spec sources contain a single example." in str(out.content)
+
+
+def test_lines_of_a_common_shape_before_the_verdict_get_no_rare_floor() -> None:
+    text = _step_log([])
+    analysis = analyse(text, settings=SalienceSettings(pre_verdict_lines=0))
+    # Ten lines above the verdict: past the few lines just before it (`before_span`).
+    line = text.split("\n").index("compiling module 390 of 400") + 1
+    assert analysis.priority.get(line, 0.0) < SalienceSettings().rare_floor * 0.5
+
+
+def test_cleanup_between_the_last_two_verdicts_gets_no_pre_verdict_floor() -> None:
+    lines = [
+        "$ make test",
+        *[f"test {i} ok" for i in range(200)],
+        "test_parser FAILED: expected 3 tokens",
+        'The command "make test" exited with 1.',
+        *[f"uploading cache part {i}" for i in range(8)],
+        "Done. Your build exited with 1.",
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    upload = next(ln for ln, t in analysis.texts.items() if t == "uploading cache part 2")
+    failed = next(ln for ln, t in analysis.texts.items() if t.startswith("test_parser FAILED"))
+    assert analysis.priority.get(upload, 0.0) < SalienceSettings().pre_verdict_floor * 0.5
+    assert analysis.priority[failed] > analysis.priority.get(upload, 0.0)
+
+
+def test_the_first_error_outside_a_known_failed_step_is_not_raised() -> None:
+    lines = [
+        "$ apt-get install tools",
+        "E: Failed to fetch http://mirror/tools.deb",
+        *[f"installed {i}" for i in range(300)],
+        "$ npm test",
+        *[f"  ok {i}" for i in range(300)],
+        "  not ok 301 renders the header",
+        'The command "npm test" exited with 1.',
+    ]
+    text = "\n".join(lines) + "\n"
+    analysis = analyse(text)
+    fetch = next(ln for ln, t in analysis.texts.items() if t.startswith("E: Failed to fetch"))
+    own = analysis.own[fetch]
+    assert analysis.priority[fetch] < own  # damped as outside the failed step, not re-raised

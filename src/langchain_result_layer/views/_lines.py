@@ -53,8 +53,6 @@ __all__ = [
 T = TypeVar("T")
 
 _ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head", "fill")
-_GAP_FILL_MAX_CHARS = 200
-_GAP_FILL_LINES = 3
 _MIN_CUT = 120
 """A line that does not fit is cut down to this many characters at most (its start and
 its salient span stay readable)."""
@@ -182,9 +180,10 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
 def _short_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int) -> list[int]:
     """The lines between `ln` and the nearest taken line in direction `step`, when short.
 
-    At most `_GAP_FILL_LINES` lines of at most `_GAP_FILL_MAX_CHARS` characters together:
-    showing them costs about what the window marker they save does, and joins two windows.
+    At most `gap_fill_lines` lines of at most `gap_fill_chars` characters together (the
+    analysis's settings): showing them costs about what the window marker they save does.
     """
+    settings = texts.analysis.settings
     gap: list[int] = []
     chars = 0
     other = ln + step
@@ -192,7 +191,7 @@ def _short_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int
         if other in taken:
             return gap
         chars += len(texts.shown(other).text)
-        if len(gap) == _GAP_FILL_LINES or chars > _GAP_FILL_MAX_CHARS:
+        if len(gap) == settings.gap_fill_lines or chars > settings.gap_fill_chars:
             return []
         gap.append(other)
         other += step

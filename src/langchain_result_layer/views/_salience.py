@@ -196,8 +196,17 @@ class SalienceSettings:
     error_tail_boost: float = 1.3
     """Factor on the tail floor when the tool reported an error (`status="error"`)."""
 
+    tail_floor_min: float = 0.3
+    """The tail floor stops at the line it would give less than this."""
+
     head_floor: float = 1.0
     """Priority of the first non-blank line (what ran)."""
+
+    head_lines: int = 2
+    """How many of the first non-blank lines get the head floor ..."""
+
+    head_decay: float = 0.7
+    """... each `head_decay` of the one above."""
 
     pre_verdict_floor: float = 6.0
     """Priority of the last line of output before a failure verdict; the lines above it
@@ -209,7 +218,10 @@ class SalienceSettings:
     pre_verdict_lines: int = 15
     """How many lines before a verdict get the pre-verdict floor."""
 
-    rare_span: int = 60
+    pre_verdict_reach: int = 60
+    """How far (lines) above a verdict those lines are looked for."""
+
+    rare_span: int = 30
     """How many lines before a failure verdict are looked at for lines of a rare shape."""
 
     rare_context: int = 2_000
@@ -251,6 +263,42 @@ class SalienceSettings:
 
     fill_decay: float = 0.995
     """Per-line factor of fill with its distance from the anchor."""
+
+    # --- shown line lengths (characters; the body is the budget's tokens times the
+    # characters per token of the top lines, at most the budget's characters)
+    line_share: float = 1 / 14
+    """Most lines may take this share of the body ..."""
+
+    line_min: int = 160
+    """... at least this many characters ..."""
+
+    line_max: int = 500
+    """... and at most this many: a long context line is cut within itself."""
+
+    error_line_share: float = 0.25
+    """An error line (and the lines of the strongest blocks) may take this share."""
+
+    anchor_line_share: float = 0.45
+    """Each of the `anchor_lines` top lines may take this share: the line that explains the
+    failure is shown whole up to here, however long (a JSON error response, a Maven goal)."""
+
+    anchor_lines: int = 3
+    """How many of the top lines get the anchor share."""
+
+    compact_budget_tokens: int = 1_500
+    """Below this budget the error and anchor shares are `compact_line_factor` of the above,
+    and the header and footer are shorter (one omitted range listed, not three): their fixed
+    cost would otherwise take a fifth of the view."""
+
+    compact_line_factor: float = 0.6
+    """Factor on the error and anchor shares below `compact_budget_tokens`."""
+
+    gap_fill_lines: int = 3
+    """A gap of at most this many lines between two shown lines is shown ..."""
+
+    gap_fill_chars: int = 200
+    """... when its lines take at most this many characters together: about what the window
+    marker it saves costs, and the lines around evidence come with it."""
 
     # --- huge inputs
     head_part_chars: int = 256_000
@@ -819,9 +867,9 @@ def _raise_first(
     settings: SalienceSettings,
 ) -> None:
     """The first strong error (in the failed step when known) gets its window first."""
-    strong = [ln for ln in error_lines if own[ln] >= SALIENCE_ITEM]
-    in_failed = [ln for ln in strong if ln in steps.known]
-    firsts = in_failed or strong or error_lines
+    candidates = [ln for ln in error_lines if ln in steps.known] if steps.known else error_lines
+    # When the failed step is known, an error outside it (an install step's) is not raised.
+    firsts = [ln for ln in candidates if own[ln] >= SALIENCE_ITEM] or candidates
     if firsts:
         first = firsts[0]
         anchor[first] = max(anchor[first], own[first]) * settings.first_error_boost
@@ -1088,13 +1136,13 @@ def _floors(work: _Work, steps: _Steps, total: int, *, is_error: bool) -> None:
     floor = settings.tail_floor * (settings.error_tail_boost if is_error else 1.0)
     for rank, line_no in enumerate(_non_blank(work, range(total, max(0, total - 400), -1))):
         value = floor * settings.tail_decay**rank
-        if value < 0.3:
+        if value < settings.tail_floor_min:
             break
         work.show(line_no, value, "tail")
     for rank, line_no in enumerate(_non_blank(work, range(1, min(total, 40) + 1))):
-        if rank >= 2:
+        if rank >= settings.head_lines:
             break
-        work.show(line_no, settings.head_floor * (0.7**rank), "head")
+        work.show(line_no, settings.head_floor * (settings.head_decay**rank), "head")
 
 
 def _pre_verdict_lines(
@@ -1108,7 +1156,7 @@ def _pre_verdict_lines(
     """
     settings = work.settings
     out: list[tuple[int, str]] = []
-    for line_no in range(verdict - 1, max(previous - 1, verdict - 60), -1):
+    for line_no in range(verdict - 1, max(previous - 1, verdict - settings.pre_verdict_reach), -1):
         nearby = work.lines.text(line_no)
         own = work.own.get(line_no, 0.0)
         if nearby is None or own >= SALIENCE_EXIT:

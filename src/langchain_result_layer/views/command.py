@@ -67,13 +67,16 @@ from langchain_result_layer.views._salience import (
     analyse,
 )
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
-from langchain_result_layer.views.text import TextView
+from langchain_result_layer.views.text import TextView, raw_text
 
-__all__ = ["CommandView", "finish_line_layout", "line_references", "render_line_evidence"]
-
-COMPACT_BUDGET_TOKENS = 1_500
-"""Below this budget the footer lists one omitted range (not three) and shorter labels: its
-fixed cost would otherwise take a fifth of the view."""
+__all__ = [
+    "CommandView",
+    "SalienceView",
+    "finish_line_layout",
+    "is_compact",
+    "line_references",
+    "render_line_evidence",
+]
 
 _SNIFF_TAIL = 4_000
 _SNIFF_CI_CHARS = 32_000
@@ -107,14 +110,33 @@ def _as_text(payload: object) -> Prepared:
     return _TEXT_FALLBACK.prepare(payload)
 
 
-def _line_limits(ctx: ViewContext, sample: str) -> LineLimits:
+def _line_limits(ctx: ViewContext, sample: str, settings: SalienceSettings) -> LineLimits:
     tokens = max(1, ctx.counter.count(sample)) if sample else 1
     ratio = max(1.0, len(sample) / tokens) if sample else 3.5
     body = min(ctx.budget.chars, int(ctx.budget.tokens * ratio))
-    normal = max(160, min(500, body // 14))
-    error = max(normal, int(body * 0.25))
-    anchor = max(error, int(body * 0.45))
-    return LineLimits(normal=normal, error=error, anchor=anchor, anchors=3)
+    normal = max(settings.line_min, min(settings.line_max, int(body * settings.line_share)))
+    factor = settings.compact_line_factor if is_compact(ctx, settings) else 1.0
+    error = max(normal, int(body * settings.error_line_share * factor))
+    anchor = max(error, int(body * settings.anchor_line_share * factor))
+    return LineLimits(normal=normal, error=error, anchor=anchor, anchors=settings.anchor_lines)
+
+
+def is_compact(ctx: ViewContext, settings: SalienceSettings = DEFAULT_SETTINGS) -> bool:
+    """Whether the budget is small enough for compact lines, header and footer.
+
+    Args:
+        ctx: The view context.
+        settings: The settings (`compact_budget_tokens`).
+
+    Returns:
+        Whether the budget is below `compact_budget_tokens`.
+
+    Example:
+        ```python
+        assert is_compact(ctx) == (ctx.budget.tokens < DEFAULT_SETTINGS.compact_budget_tokens)
+        ```
+    """
+    return ctx.budget.tokens < settings.compact_budget_tokens
 
 
 def render_line_evidence(
@@ -157,7 +179,7 @@ def render_line_evidence(
     """
     ranked = analysis.ranked()[:_MAX_RANKED]
     sample = "\n".join((analysis.text(ln) or "")[:400] for ln in ranked[:60])
-    limits = _line_limits(ctx, sample)
+    limits = _line_limits(ctx, sample, analysis.settings)
     texts = LineTexts(analysis, limits, ranked[: limits.anchors], ranked[:_NEAR_TOP])
     fence = equal_cost_fence(ctx.counter, extra_parts)
     views: dict[int, ResultView] = {}
@@ -200,7 +222,27 @@ def render_line_evidence(
     return None
 
 
-class CommandView(ResultViewBuilder):
+class SalienceView(ResultViewBuilder):
+    """A view that shows the lines the salience ranking puts first (command and log views).
+
+    Example:
+        ```python
+        view = CommandView(salience=SalienceSettings(tail_floor=7.0))
+        assert isinstance(view, SalienceView) and view.salience.tail_floor == 7.0
+        ```
+    """
+
+    def __init__(self, *, salience: SalienceSettings | None = None) -> None:
+        """Create the view.
+
+        Args:
+            salience: The weights of the judgement-call rules that rank lines (the
+                defaults are tuned on held-out build logs).
+        """
+        self.salience = salience or DEFAULT_SETTINGS
+
+
+class CommandView(SalienceView):
     r"""Exit status first, tail-weighted, with windows around the errors.
 
     Example:
@@ -213,15 +255,6 @@ class CommandView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "command"
-
-    def __init__(self, *, salience: SalienceSettings | None = None) -> None:
-        """Create the view.
-
-        Args:
-            salience: The weights of the judgement-call rules that rank lines (the
-                defaults are tuned on held-out build logs).
-        """
-        self.salience = salience or DEFAULT_SETTINGS
 
     def sniff(self, payload: object) -> float:
         """A CI build log, a stated exit status near the end, or a shell prompt at the start.
@@ -251,11 +284,7 @@ class CommandView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is (anything else as JSON); analyse it once."""
         prepared = _as_text(payload)
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = raw_text(prepared)
         prepared.data = _LinesData(
             analysis=analyse(raw, settings=self.salience), exit=find_exit_status(raw)
         )
@@ -263,11 +292,7 @@ class CommandView(ResultViewBuilder):
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Exit status, then as many evidence lines as fit, then omissions and references."""
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = raw_text(prepared)
         data = prepared.data
         if not isinstance(data, _LinesData):
             data = _LinesData(
@@ -328,7 +353,7 @@ class CommandView(ResultViewBuilder):
     def _compose(
         self, view: ResultView, shown: list[Window], ctx: ViewContext, fence: Fence
     ) -> Layout:
-        facts = _facts_phrase(view.summary, compact=ctx.budget.tokens < COMPACT_BUDGET_TOKENS)
+        facts = _facts_phrase(view.summary, compact=is_compact(ctx, self.salience))
         what = (
             f"{plural(len(shown), 'window')} of {plural(view.shown, 'line')}"
             if shown
@@ -457,7 +482,7 @@ def finish_line_layout(
         )
     omitted = view.omitted
     omitted_text: str | None = None
-    compact = ctx.budget.tokens < COMPACT_BUDGET_TOKENS
+    compact = is_compact(ctx)
     if omitted:
         chars = sum(r.chars for r in omitted)
         lines = sum(r.lines for r in omitted)

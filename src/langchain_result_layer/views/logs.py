@@ -61,13 +61,14 @@ from langchain_result_layer.views._salience import (
 )
 from langchain_result_layer.views._templates import TemplateResult, message_offset, mine_templates
 from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range_of_parts
-from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
+from langchain_result_layer.views.base import Prepared, Rendered, ViewContext
 from langchain_result_layer.views.command import (
+    SalienceView,
     finish_line_layout,
     line_references,
     render_line_evidence,
 )
-from langchain_result_layer.views.text import TextView
+from langchain_result_layer.views.text import TextView, raw_text
 
 __all__ = ["EXACT_FACTS_LINES", "TEMPLATE_SAMPLE_LINES", "LogView", "level_of"]
 
@@ -301,7 +302,7 @@ def _duration(seconds: float | None) -> str:
     return f"{s // 86_400}d{(s % 86_400) // 3600:02d}h"
 
 
-class LogView(ResultViewBuilder):
+class LogView(SalienceView):
     r"""Counts, time range, levels, templates and error windows of a log.
 
     Example:
@@ -314,15 +315,6 @@ class LogView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "log"
-
-    def __init__(self, *, salience: SalienceSettings | None = None) -> None:
-        """Create the view.
-
-        Args:
-            salience: The weights of the judgement-call rules that rank lines (the
-                defaults are tuned on held-out build logs).
-        """
-        self.salience = salience or DEFAULT_SETTINGS
 
     def sniff(self, payload: object) -> float:
         """Most lines of the start start with a timestamp or carry a level."""
@@ -342,11 +334,7 @@ class LogView(ResultViewBuilder):
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is (anything else as JSON); analyse it once."""
         prepared = _TEXT_FALLBACK.prepare(payload)
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = raw_text(prepared)
         prepared.data = _analyse_log(raw, settings=self.salience)
         return prepared
 
@@ -356,11 +344,7 @@ class LogView(ResultViewBuilder):
         A result the tool reported as an error (`status="error"`) gives its tail more
         weight, as in the command view.
         """
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = raw_text(prepared)
         data = prepared.data
         if not isinstance(data, _LogData):
             data = _analyse_log(raw, settings=self.salience)

@@ -29,7 +29,7 @@ from langchain_result_layer.core.truncate import TextTruncation, truncate_text
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 
-__all__ = ["TextView", "text_result_view", "utf8_length"]
+__all__ = ["TextView", "raw_text", "text_result_view", "utf8_length"]
 
 _UTF8_CHUNK = 1 << 14  # small slices stay in cache: 2x faster than 1 MiB on a wide string
 
@@ -162,11 +162,7 @@ class TextView(ResultViewBuilder):
 
     def render(self, prepared: Prepared, ctx: ViewContext) -> Rendered:
         """Cut with the engine within the budget."""
-        raw = (
-            prepared.raw
-            if isinstance(prepared.raw, str)
-            else prepared.raw.decode("utf-8", "replace")
-        )
+        raw = raw_text(prepared)
         reference = replace(ctx.reference, kind=self.kind) if ctx.reference else None
         cut = truncate_text(
             raw,
@@ -182,6 +178,24 @@ class TextView(ResultViewBuilder):
         )
         view = text_result_view(cut, kind=self.kind, raw=raw, ctx=ctx, reference=reference)
         return Rendered(content=cut.text, view=view)
+
+
+def raw_text(prepared: Prepared) -> str:
+    """The prepared raw result as text (bytes decoded as UTF-8, bad bytes replaced).
+
+    Args:
+        prepared: A prepared result.
+
+    Returns:
+        Its text.
+
+    Example:
+        ```python
+        assert raw_text(Prepared(raw="caf\u00e9".encode())) == "caf\u00e9"
+        ```
+    """
+    raw = prepared.raw
+    return raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
 
 
 def read_more_hint(reference: Reference, ctx: ViewContext) -> str:
