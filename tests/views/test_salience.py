@@ -287,11 +287,15 @@ def test_a_rare_line_before_the_verdict_is_evidence_without_an_error_word() -> N
     assert analysis.priority[rare] > 2 * above
     off = analyse(text, settings=SalienceSettings(rare_floor=0.0))
     assert analysis.priority[rare] > off.priority.get(rare, 0.0)
-    view = CommandView()
-    ctx = make_ctx("command", tokens=400)
-    out = view.render(view.prepare(text), ctx)
-    assert_fits(out.content, ctx)
-    assert "None of your spec sources contain a single example." in str(out.content)
+    shown = _command_view_text(text, tokens=400)
+    assert "None of your spec sources contain a single example." in shown
+
+
+def _command_view_text(text: str, *, tokens: int) -> str:
+    view, ctx = CommandView(), make_ctx("command", tokens=tokens)
+    content = view.render(view.prepare(text), ctx).content
+    assert_fits(content, ctx)
+    return str(content)
 
 
 def test_lines_of_a_common_shape_before_the_verdict_get_no_rare_floor() -> None:
@@ -319,16 +323,8 @@ def test_cleanup_between_the_last_two_verdicts_gets_no_pre_verdict_floor() -> No
 
 
 def test_the_first_error_outside_a_known_failed_step_is_not_raised() -> None:
-    lines = [
-        "$ apt-get install tools",
-        "E: Failed to fetch http://mirror/tools.deb",
-        *[f"installed {i}" for i in range(300)],
-        "$ npm test",
-        *[f"  ok {i}" for i in range(300)],
-        "  not ok 301 renders the header",
-        'The command "npm test" exited with 1.',
-    ]
-    text = "\n".join(lines) + "\n"
+    install = "$ apt-get install tools\nE: Failed to fetch http://mirror/tools.deb\n"
+    text = install + "installed\n" * 300 + _step_log(["  not ok 301 renders the header"])
     analysis = analyse(text)
     fetch = next(ln for ln, t in analysis.texts.items() if t.startswith("E: Failed to fetch"))
     own = analysis.own[fetch]
