@@ -36,6 +36,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, repeat
@@ -327,6 +328,7 @@ class SalienceSettings:
 DEFAULT_SETTINGS = SalienceSettings()
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
+_DROP_DIGITS = str.maketrans("", "", "0123456789")
 _ZEROS_RE = re.compile(r"0{2,}")
 
 
@@ -1178,25 +1180,29 @@ def _pre_verdict_lines(
 def _rare_before(work: _Work, verdict: int, previous: int) -> None:
     """Lines of a rare shape just before a failure verdict (vocabulary-free evidence).
 
-    The output a failing step prints last, in lines whose shape (digits folded) occurs once
-    among the step's last `rare_context` lines, is what is particular to this failure: a
-    message in words no rule knows. Each gets `rare_floor`, decaying per rare line up.
+    The output a failing step prints last, in lines whose shape (digits dropped, blanks
+    trimmed) occurs once among the step's last `rare_context` lines, is what is particular
+    to this failure: a message in words no rule knows. Each gets `rare_floor`, decaying per
+    rare line up. Shapes are read from the raw lines (one C-level pass each); only the rare
+    lines are cleaned for display.
     """
     settings = work.settings
-    lo = max(previous, verdict - settings.rare_context, 1)
-    shapes: dict[str, int] = {}
-    folded: list[tuple[int, str, str]] = []
-    for line_no in range(verdict - 1, lo - 1, -1):
-        nearby = work.lines.text(line_no)
-        if nearby is None:
-            break
-        shape = _fold(nearby)
-        shapes[shape] = shapes.get(shape, 0) + 1
-        if verdict - line_no <= settings.rare_span:
-            folded.append((line_no, shape, nearby))
+    where = work.lines.locate(verdict)
+    if where is None:
+        return
+    region, end = where
+    first = region.first_line
+    start = max(0, end - settings.rare_context, previous + 1 - first)
+    shapes = [line[:200].strip().translate(_DROP_DIGITS) for line in region.raw_lines[start:end]]
+    counts = Counter(shapes)
     rank = 0
-    for line_no, shape, nearby in folded:
-        if shapes[shape] > 1 or not shape or _NOISE_RE.match(nearby):
+    for i in range(len(shapes) - 1, max(-1, len(shapes) - 1 - settings.rare_span), -1):
+        shape = shapes[i]
+        if not shape or counts[shape] > 1:
+            continue
+        line_no = first + start + i
+        nearby = work.lines.text(line_no) or ""
+        if _NOISE_RE.match(nearby):
             continue
         work.show(line_no, settings.rare_floor * settings.rare_decay**rank, "context", nearby)
         rank += 1
