@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 from langchain_result_layer.errors import InvalidReferenceError
 
 __all__ = [
+    "PLAIN_KIND",
     "REFERENCE_PREFIX",
     "Reference",
     "is_kind_name",
@@ -41,10 +42,17 @@ __all__ = [
 ]
 
 REFERENCE_PREFIX = "ref://tool-result/"
+PLAIN_KIND = "text"
+"""The kind of the plain text view, the fallback for a result no other view claims.
+
+The one place this name is written outside the views package (`views.text.TextView.kind` is
+the same name; the view registry's tests check it): a store keeps a result under it when no
+kind is given, and a reference that names no kind (`ref://tool-result/<id>`) means it.
+"""
 # Matched whole (`fullmatch`): no anchors, so no trailing newline slips through a `$`.
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{8,64}")
 _KIND_RE = re.compile(r"[a-z][a-z0-9_]{0,31}")
-_KNOWN_KINDS: set[str] = {"blocks"}  # content-block lists are stored as "blocks"; views add theirs
+_KNOWN_KINDS: set[str] = set()  # every view registers its kind (`views.registry.ViewRegistry`)
 _KINDS_LOCK = threading.Lock()
 _INT_FIELDS = ("page", "page_size", "start_line", "end_line", "offset", "limit")
 _MAX_REFERENCE_LEN = 2_048
@@ -96,11 +104,11 @@ def register_kind(kind: str) -> None:
 
 
 def known_kinds() -> tuple[str, ...]:
-    """The kinds references may name, sorted (the registered views' kinds and `blocks`).
+    """The kinds references may name, sorted (the kinds of the views registered so far).
 
     Example:
         ```python
-        assert "text" in known_kinds()
+        assert PLAIN_KIND in known_kinds()
         ```
     """
     with _KINDS_LOCK:
@@ -142,7 +150,7 @@ class Reference:
     """
 
     record_id: str
-    kind: str = "text"
+    kind: str = PLAIN_KIND
     page: int | None = None
     page_size: int | None = None
     start_line: int | None = None
@@ -310,7 +318,7 @@ class Reference:
         path_part, _, query = rest.partition("?")
         pieces = path_part.strip("/").split("/")
         if len(pieces) == 1 and pieces[0]:
-            record_id, kind = pieces[0], "text"
+            record_id, kind = pieces[0], PLAIN_KIND
         elif len(pieces) == 2 and all(pieces):
             record_id, kind = pieces
         else:

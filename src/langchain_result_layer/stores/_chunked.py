@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
@@ -52,9 +52,14 @@ from langchain_result_layer.stores._core import (
 from langchain_result_layer.stores.base import (
     DEFAULT_TTL_SECONDS,
     Principal,
+    PutOptions,
+    ReadRange,
     ReadResult,
     RecordMeta,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["ChunkedResultStore", "ReadRequest", "StoreOptions", "put_label"]
 
@@ -98,23 +103,12 @@ class ReadRequest:
     max_size: int | None = None
 
     @classmethod
-    def of(
-        cls,
-        *,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
-    ) -> ReadRequest:
+    def of(cls, **read_range: Unpack[ReadRange]) -> ReadRequest:
         """Check the arguments of `ResultStore.read` (the one check every backend uses).
 
         Args:
-            start_line: First line (1-based).
-            end_line: Last line (inclusive).
-            offset: First character (byte), 0-based.
-            limit: Characters (bytes) from `offset`.
-            max_size: Most characters (bytes) to return.
+            **read_range: The range (`ReadRange`: `start_line`, `end_line`, `offset`,
+                `limit`, `max_size`).
 
         Returns:
             The request.
@@ -122,14 +116,14 @@ class ReadRequest:
         Raises:
             ValueError: When both a line range and an offset range are given, or a value is
                 negative.
-            TypeError: When a value is not an integer.
+            TypeError: When a value is not an integer, or a key is not one of `ReadRange`.
         """
-        if (start_line is not None or end_line is not None) and (
-            offset is not None or limit is not None
+        request = cls(**read_range)
+        if (request.start_line is not None or request.end_line is not None) and (
+            request.offset is not None or request.limit is not None
         ):
             msg = "give a line range or an offset range, not both"
             raise ValueError(msg)
-        request = cls(start_line, end_line, offset, limit, max_size)
         for name in ("start_line", "end_line", "offset", "limit", "max_size"):
             value = getattr(request, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -162,15 +156,7 @@ class ReadRequest:
         Returns:
             The result.
         """
-        part = read_slice(
-            layout_of(meta),
-            source,
-            start_line=self.start_line,
-            end_line=self.end_line,
-            offset=self.offset,
-            limit=self.limit,
-            max_size=self.max_size,
-        )
+        part = read_slice(layout_of(meta), source, self)
         return read_result(meta, part, line_mode=self.line_mode)
 
 
@@ -269,16 +255,7 @@ class ChunkedResultStore(ABC):
     # ------------------------------------------------------------------ port
 
     def put(
-        self,
-        data: str | bytes,
-        *,
-        principal: Principal,
-        kind: str = "text",
-        tool_name: str | None = None,
-        tool_call_id: str | None = None,
-        ttl_seconds: float | None = None,
-        extra: Mapping[str, Any] | None = None,
-        record_id: str | None = None,
+        self, data: str | bytes, *, principal: Principal, **options: Unpack[PutOptions]
     ) -> RecordMeta:
         """Store a raw result (see `ResultStore.put`).
 
@@ -290,34 +267,18 @@ class ChunkedResultStore(ABC):
         plan = plan_put(
             data,
             principal=principal,
-            kind=kind,
-            tool_name=tool_name,
-            tool_call_id=tool_call_id,
-            ttl_seconds=ttl_seconds,
+            options=options,
             default_ttl_seconds=self.default_ttl_seconds,
-            extra=extra,
-            record_id=record_id,
             now=self._clock(),
             require_principal=self.access.require_principal,
         )
         return self._save(plan, principal)
 
     def read(
-        self,
-        record_id: str,
-        *,
-        principal: Principal,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
+        self, record_id: str, *, principal: Principal, **read_range: Unpack[ReadRange]
     ) -> ReadResult:
         """Read a range (see `ResultStore.read`); loads only the chunks the range needs."""
-        request = ReadRequest.of(
-            start_line=start_line, end_line=end_line, offset=offset, limit=limit, max_size=max_size
-        )
-        return self._read(record_id, principal, request)
+        return self._read(record_id, principal, ReadRequest.of(**read_range))
 
     @abstractmethod
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:

@@ -21,9 +21,12 @@ import bisect
 import zlib
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from langchain_result_layer.errors import StoreUnavailableError
+
+if TYPE_CHECKING:
+    from langchain_result_layer.stores._chunked import ReadRequest
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -307,32 +310,20 @@ def _empty_slice(empty: str | bytes, pos: int, line: int, *, complete: bool, in_
     )
 
 
-def read_slice(
-    layout: Layout,
-    source: ChunkSource,
-    *,
-    start_line: int | None = None,
-    end_line: int | None = None,
-    offset: int | None = None,
-    limit: int | None = None,
-    max_size: int | None = None,
-) -> Slice:
+def read_slice(layout: Layout, source: ChunkSource, request: ReadRequest) -> Slice:
     """Read a line range or an offset range (everything when neither is given).
-
-    The arguments are checked by the caller (`stores._chunked.ReadRequest.of`).
 
     Args:
         layout: The record's coordinates.
         source: Where chunks come from.
-        start_line: First line (1-based).
-        end_line: Last line (inclusive).
-        offset: First character (byte), 0-based.
-        limit: Length.
-        max_size: Serve at most this many characters (bytes); the slice is then incomplete.
+        request: The checked range (`stores._chunked.ReadRequest.of`); `max_size` serves at
+            most that many characters (bytes), the slice is then incomplete.
 
     Returns:
         The slice.
     """
+    start_line, end_line, max_size = request.start_line, request.end_line, request.max_size
+    offset, limit = request.offset, request.limit
     size = layout.size
     empty: str | bytes = b"" if layout.is_binary else ""
     if start_line is not None or end_line is not None or (offset is None and limit is None):

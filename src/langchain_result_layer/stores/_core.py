@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_result_layer.core.reference import is_kind_name, is_record_id, new_record_id
+from langchain_result_layer.core.reference import (
+    PLAIN_KIND,
+    is_kind_name,
+    is_record_id,
+    new_record_id,
+)
 from langchain_result_layer.errors import StoreQuotaExceededError
 from langchain_result_layer.stores._access import AccessPolicy, decide_cap, expiry
 from langchain_result_layer.stores._chunks import (
@@ -19,7 +23,7 @@ from langchain_result_layer.stores._chunks import (
     plan_cap,
 )
 from langchain_result_layer.stores._faults import safe_audit_text
-from langchain_result_layer.stores.base import Principal, ReadResult, RecordMeta
+from langchain_result_layer.stores.base import Principal, PutOptions, ReadResult, RecordMeta
 
 __all__ = [
     "ASYNC_INLINE_LIMIT",
@@ -148,17 +152,23 @@ def plan_put(
     data: object,
     *,
     principal: object,
-    kind: object,
-    tool_name: str | None,
-    tool_call_id: str | None,
-    ttl_seconds: float | None,
+    options: PutOptions,
     default_ttl_seconds: float | None,
-    extra: Mapping[str, Any] | None,
-    record_id: str | None,
     now: float,
     require_principal: bool = False,
 ) -> PutPlan:
     """Validate the arguments of `put` and measure the data.
+
+    Args:
+        data: The result.
+        principal: Its owner.
+        options: The rest of `put`'s arguments (`PutOptions`).
+        default_ttl_seconds: The store's TTL for records that name none.
+        now: The time of the write.
+        require_principal: Whether an empty principal is refused.
+
+    Returns:
+        The checked write.
 
     Raises:
         TypeError: Bad argument types.
@@ -166,6 +176,8 @@ def plan_put(
             (no database stores them the same); an empty principal when
             `require_principal`.
     """
+    kind = options.get("kind", PLAIN_KIND)
+    record_id = options.get("record_id")
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     if not isinstance(data, (str, bytes)):
@@ -193,10 +205,10 @@ def plan_put(
         newlines=newlines,
         line_count=line_count_of(size, newlines, ends),
         created_at=now,
-        expires_at=expiry(now, ttl_seconds, default_ttl_seconds),
-        tool_name=tool_name,
-        tool_call_id=tool_call_id,
-        extra=dict(extra or {}),
+        expires_at=expiry(now, options.get("ttl_seconds"), default_ttl_seconds),
+        tool_name=options.get("tool_name"),
+        tool_call_id=options.get("tool_call_id"),
+        extra=dict(options.get("extra") or {}),
         given_id=record_id is not None,
     )
 

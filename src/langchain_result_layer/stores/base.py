@@ -26,14 +26,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, runtime_checkable
 
 from langchain_result_layer.core.render import plural
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "DEFAULT_TTL_SECONDS",
     "AuditEntry",
     "Principal",
+    "PutOptions",
+    "ReadRange",
     "ReadResult",
     "RecordMeta",
     "ResultStore",
@@ -241,6 +246,56 @@ class AuditEntry:
     granted: bool
 
 
+class PutOptions(TypedDict, total=False):
+    """What `ResultStore.put` takes besides the data and its principal (every key optional).
+
+    Example:
+        ```python
+        from langchain_result_layer.core.reference import PLAIN_KIND
+
+        options: PutOptions = {"tool_name": "read_log", "ttl_seconds": 60}
+        meta = store.put("one line", principal=Principal(), **options)
+        assert meta.tool_name == "read_log" and meta.kind == PLAIN_KIND
+        ```
+    """
+
+    kind: str
+    """View kind that produced the result (`PLAIN_KIND`, the plain text view's, when not given)."""
+    tool_name: str | None
+    """Name of the tool that produced the result."""
+    tool_call_id: str | None
+    """The tool call's id."""
+    ttl_seconds: float | None
+    """Lifetime of this record (`None`: the store's default TTL)."""
+    extra: Mapping[str, Any] | None
+    """Small JSON-ready metadata kept with the record."""
+    record_id: str | None
+    """The id to store it under (`None`: a new random id); refused when taken or malformed."""
+
+
+class ReadRange(TypedDict, total=False):
+    """The range of one `ResultStore.read`: a line range or an offset range (not both).
+
+    Example:
+        ```python
+        lines: ReadRange = {"start_line": 2, "end_line": 3}
+        part = store.read(ref.record_id, principal=Principal(), **lines)
+        assert part.start_line == 2 and part.end_line == 3
+        ```
+    """
+
+    start_line: int | None
+    """First line (1-based)."""
+    end_line: int | None
+    """Last line (inclusive)."""
+    offset: int | None
+    """First character (byte), 0-based."""
+    limit: int | None
+    """Characters (bytes) from `offset`."""
+    max_size: int | None
+    """Most characters (bytes) to return; the result is then marked incomplete."""
+
+
 @runtime_checkable
 class ResultStore(Protocol):
     """Port for raw-result storage; every method has a sync and an async twin.
@@ -251,40 +306,23 @@ class ResultStore(Protocol):
     Example:
         ```python
         def save(store: ResultStore, text: str) -> str:
-            return store.put(text, principal=Principal(), kind="text").record_id
+            return store.put(text, principal=Principal(), ).record_id
         ```
     """
 
     def put(
-        self,
-        data: str | bytes,
-        *,
-        principal: Principal,
-        kind: str = "text",
-        tool_name: str | None = None,
-        tool_call_id: str | None = None,
-        ttl_seconds: float | None = None,
-        extra: Mapping[str, Any] | None = None,
-        record_id: str | None = None,
+        self, data: str | bytes, *, principal: Principal, **options: Unpack[PutOptions]
     ) -> RecordMeta:
         """Store a raw result and return its metadata (a new random id unless given).
 
-        `ttl_seconds=None` uses the store's default TTL. Raises `StoreUnavailableError`
-        (or its subclass `StoreQuotaExceededError`) when the write cannot be done.
+        `options` are those of `PutOptions` (the kind, the tool, the TTL, small metadata, an
+        id). Raises `StoreUnavailableError` (or its subclass `StoreQuotaExceededError`) when
+        the write cannot be done.
         """
         ...
 
     async def aput(
-        self,
-        data: str | bytes,
-        *,
-        principal: Principal,
-        kind: str = "text",
-        tool_name: str | None = None,
-        tool_call_id: str | None = None,
-        ttl_seconds: float | None = None,
-        extra: Mapping[str, Any] | None = None,
-        record_id: str | None = None,
+        self, data: str | bytes, *, principal: Principal, **options: Unpack[PutOptions]
     ) -> RecordMeta:
         """Async twin of `put`."""
         ...
@@ -298,35 +336,19 @@ class ResultStore(Protocol):
         ...
 
     def read(
-        self,
-        record_id: str,
-        *,
-        principal: Principal,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
+        self, record_id: str, *, principal: Principal, **read_range: Unpack[ReadRange]
     ) -> ReadResult:
         """Read a line range or an offset range (or everything when neither is given).
 
-        Lines beyond the end are clipped; reading from past the end returns empty data.
-        `max_size` bounds how many characters (bytes) are returned, so a reader that can
-        show only so much never loads more (the result is then marked incomplete).
-        Raises `RecordNotAccessibleError` or `StoreUnavailableError`.
+        `read_range` holds the keys of `ReadRange`. Lines beyond the end are clipped; reading
+        from past the end returns empty data. `max_size` bounds how many characters (bytes)
+        are returned, so a reader that can show only so much never loads more (the result is
+        then marked incomplete). Raises `RecordNotAccessibleError` or `StoreUnavailableError`.
         """
         ...
 
     async def aread(
-        self,
-        record_id: str,
-        *,
-        principal: Principal,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-        max_size: int | None = None,
+        self, record_id: str, *, principal: Principal, **read_range: Unpack[ReadRange]
     ) -> ReadResult:
         """Async twin of `read`."""
         ...
