@@ -46,7 +46,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence
@@ -55,9 +55,11 @@ from langchain_result_layer.core.view import ResultView
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
+    from typing_extensions import Unpack
 
 __all__ = [
     "ResultSummarizer",
+    "SummaryAbout",
     "SummaryOutcome",
     "SummarySettings",
     "parse_citations",
@@ -309,6 +311,24 @@ def _message_text(message: Any) -> str:
     return str(content)
 
 
+class SummaryAbout(TypedDict, total=False):
+    """What a result to summarise is, besides its text (every key optional).
+
+    Example:
+        ```python
+        about: SummaryAbout = {"tool_name": "read_log"}
+        assert "kind" not in about  # a kind that is not known is left out
+        ```
+    """
+
+    tool_name: str | None
+    """The tool's name (part of the cache key)."""
+    kind: str | None
+    """The view kind, when known (part of the cache key)."""
+    reference: Reference | None
+    """Reference of the stored raw result, for citation references."""
+
+
 class ResultSummarizer:
     r"""Map-reduce summaries of large results with a bounded number of model calls.
 
@@ -409,17 +429,11 @@ class ResultSummarizer:
         return {"config": _SUMMARY_CONFIG} if isinstance(self.model, Runnable) else {}
 
     def _finish(
-        self,
-        pieces: Sequence[str],
-        *,
-        raw_lines: int,
-        cap: int,
-        chunks_total: int,
-        chunks_used: int,
-        calls: int,
-        reference: Reference | None,
-        model_name: str,
+        self, job: _Job, pieces: Sequence[str], calls: int, reference: Reference | None
     ) -> SummaryOutcome:
+        raw_lines, cap = job.raw_lines, job.cap
+        chunks_total, chunks_used = job.chunks_total, job.chunks_used
+        model_name = self._model_name()
         text = "\n".join(p.strip() for p in pieces if p and p.strip()).strip()
         if not text:
             return SummaryOutcome(text=None, calls=calls, error="the summariser returned nothing")
@@ -473,11 +487,9 @@ class ResultSummarizer:
                 return value
         return type(self.model).__name__
 
-    def _prepare(
-        self, raw: str, *, budget_tokens: int, tool_name: str | None, kind: str | None
-    ) -> _Job | SummaryOutcome:
+    def _prepare(self, raw: str, budget_tokens: int, about: SummaryAbout) -> _Job | SummaryOutcome:
         """The cached outcome, or the job to run (prompts and caps; no model calls)."""
-        key = self._key(raw, tool_name, kind)
+        key = self._key(raw, about.get("tool_name"), about.get("kind"))
         hit = self._cached(key)
         if hit is not None:
             return hit
@@ -503,41 +515,24 @@ class ResultSummarizer:
     def _complete(
         self, job: _Job, pieces: list[str], calls: int, reference: Reference | None
     ) -> SummaryOutcome:
-        outcome = self._finish(
-            pieces,
-            raw_lines=job.raw_lines,
-            cap=job.cap,
-            chunks_total=job.chunks_total,
-            chunks_used=job.chunks_used,
-            calls=calls,
-            reference=reference,
-            model_name=self._model_name(),
-        )
+        outcome = self._finish(job, pieces, calls, reference)
         self._remember(job.key, outcome)
         return outcome
 
     def summarize(
-        self,
-        raw: str,
-        *,
-        budget_tokens: int,
-        tool_name: str | None = None,
-        kind: str | None = None,
-        reference: Reference | None = None,
+        self, raw: str, *, budget_tokens: int, **about: Unpack[SummaryAbout]
     ) -> SummaryOutcome:
         """Summarise synchronously (with a timeout); never raises.
 
         Args:
             raw: The raw result text.
             budget_tokens: The per-result budget (the summary takes at most `max_share`).
-            tool_name: The tool's name (part of the cache key).
-            kind: The view kind, when known (part of the cache key).
-            reference: Reference of the stored raw result, for citation references.
+            **about: What the result is (`SummaryAbout`: the tool, the kind, the reference).
 
         Returns:
             The outcome.
         """
-        job = self._prepare(raw, budget_tokens=budget_tokens, tool_name=tool_name, kind=kind)
+        job = self._prepare(raw, budget_tokens, about)
         if isinstance(job, SummaryOutcome):
             return job
 
@@ -562,23 +557,15 @@ class ResultSummarizer:
             pieces, calls = future.result()
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
-        return self._complete(job, pieces, calls, reference)
+        return self._complete(job, pieces, calls, about.get("reference"))
 
     async def asummarize(
-        self,
-        raw: str,
-        *,
-        budget_tokens: int,
-        tool_name: str | None = None,
-        kind: str | None = None,
-        reference: Reference | None = None,
+        self, raw: str, *, budget_tokens: int, **about: Unpack[SummaryAbout]
     ) -> SummaryOutcome:
         """Async twin of `summarize` (same arguments and outcome); map calls run concurrently."""
         import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
 
-        job = await asyncio.to_thread(
-            self._prepare, raw, budget_tokens=budget_tokens, tool_name=tool_name, kind=kind
-        )
+        job = await asyncio.to_thread(self._prepare, raw, budget_tokens, about)
         if isinstance(job, SummaryOutcome):
             return job
 
@@ -601,7 +588,7 @@ class ResultSummarizer:
         if task.exception() is not None:
             return self._failed(task.exception())
         pieces, calls = task.result()
-        return self._complete(job, pieces, calls, reference)
+        return self._complete(job, pieces, calls, about.get("reference"))
 
 
 @dataclass(frozen=True, slots=True)
