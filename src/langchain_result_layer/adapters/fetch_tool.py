@@ -503,12 +503,7 @@ class FetchToolResult(BaseTool):
 
     @override
     def _run(
-        self,
-        ref: str,
-        *,
-        config: RunnableConfig,
-        run_manager: Any = None,
-        **ranges: int | None,
+        self, ref: str, *, config: RunnableConfig, **ranges: int | None
     ) -> tuple[str, _Outcome]:
         steps = self._steps(ref, _range_args(ranges), config)
         done, call = advance(steps, None)
@@ -519,12 +514,7 @@ class FetchToolResult(BaseTool):
 
     @override
     async def _arun(
-        self,
-        ref: str,
-        *,
-        config: RunnableConfig,
-        run_manager: Any = None,
-        **ranges: int | None,
+        self, ref: str, *, config: RunnableConfig, **ranges: int | None
     ) -> tuple[str, _Outcome]:
         steps = self._steps(ref, _range_args(ranges), config)
         done, call = advance(steps, None)
