@@ -10,22 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from langchain_result_layer.tools.sql import (
-    DatabaseUnreachableError,
-    QueryTimeoutError,
-    ReadOnlySQLDatabase,
-    ReadOnlyViolationError,
-    SQLQueryResult,
-    check_read_only,
-    create_sql_query_tool,
-)
+from langchain_result_layer.tools import sql
+from langchain_result_layer.tools.sql import *  # noqa: F403 - the names of sql.__all__, kept there
 
-__all__ = [
-    "DatabaseUnreachableError",
-    "QueryTimeoutError",
-    "ReadOnlySQLDatabase",
-    "ReadOnlyViolationError",
-    "SQLQueryResult",
-    "check_read_only",
-    "create_sql_query_tool",
-]
+__all__ = sql.__all__
