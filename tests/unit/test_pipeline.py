@@ -299,6 +299,27 @@ def test_an_image_is_kept_when_the_cap_is_below_its_fixed_cost() -> None:
     assert tokens - 1_600 - 4 > 300  # the text is not squeezed to make room
 
 
+def test_a_media_allowance_is_not_spent_when_no_media_is_shown() -> None:
+    """The media allowance raises the cap only for media actually shown: a list whose image
+    is dropped with everything else (hypothesis found it) keeps the per-result cap."""
+    blocks = [
+        {"type": "text", "text": ""},
+        {"type": "text", "text": ""},
+        {"type": "image", "base64": "", "mime_type": "image/png"},
+    ]
+    lay = layer(
+        context_window=100_000,
+        max_result_tokens=64,
+        max_result_chars=256,
+        token_counter=ApproximateTokenCounter(),
+    )
+    out = lay.process_tool_message(msg(blocks))
+    assert not any(b.get("type") == "image" for b in out.content if isinstance(b, dict))
+    assert fits(out, lay)
+    view = ResultView.from_artifact(out.artifact)
+    assert view is not None and view.shown_tokens <= 64
+
+
 @pytest.mark.parametrize(
     "content",
     [

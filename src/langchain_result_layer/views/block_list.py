@@ -199,26 +199,49 @@ def plan_block_list(
         ```
     """
     texts = sum(1 for b in blocks if block_text(b) is not None) if fence else 0
-    reserve_tokens, reserve_chars = texts * FENCE_TOKENS, texts * FENCE_CHARS
-    base = Budget(tokens=max(1, budget.tokens - reserve_tokens), chars=1)
+    reserve = (texts * FENCE_TOKENS, texts * FENCE_CHARS)
+    base = Budget(tokens=max(1, budget.tokens - reserve[0]), chars=1)
     extra = media_allowance(blocks, base, image_tokens=image_tokens, turn_share=turn_share)
-    if extra:
-        budget = Budget(tokens=budget.tokens + extra, chars=budget.chars)
-    for _ in range(3):
-        inner = Budget(
-            tokens=max(MIN_RESULT_TOKENS, budget.tokens - reserve_tokens),
-            chars=max(MIN_RESULT_CHARS, budget.chars - reserve_chars),
-        )
-        bplan = plan_blocks(blocks, budget=inner, counter=counter, image_tokens=image_tokens)
-        if not bplan.fits:
-            return BlockListPlan(budget=budget, blocks=bplan, tokens=bplan.tokens)
-        shown = fence_blocks(blocks, range(len(blocks))) if fence else blocks
-        ctx = ViewContext(budget=budget, counter=counter, image_tokens=image_tokens)
-        tokens, chars = measure(shown, ctx)
-        if tokens <= budget.tokens and chars <= budget.chars:
-            return BlockListPlan(budget=budget, blocks=bplan, fits=True, shown=shown, tokens=tokens)
-        reserve_tokens, reserve_chars = reserve_tokens * 2 + 16, reserve_chars * 2 + 64
-    return BlockListPlan(budget=budget, blocks=bplan, tokens=bplan.tokens)
+    fit = _FitList(blocks, counter, image_tokens, fence)
+    if not extra:
+        return fit.plan(budget, reserve)
+    plan = fit.plan(Budget(tokens=budget.tokens + extra, chars=budget.chars), reserve)
+    if any(block_text(blocks[i]) is None for i in plan.blocks.keep):
+        return plan
+    # The allowance is for media shown: a plan that shows none keeps the cap.
+    return fit.plan(budget, reserve)
+
+
+@dataclass(frozen=True, slots=True)
+class _FitList:
+    """What `plan_block_list` plans within one budget."""
+
+    blocks: list[Any]
+    counter: TokenCounter
+    image_tokens: int
+    fence: bool
+
+    def plan(self, budget: Budget, reserve: tuple[int, int]) -> BlockListPlan:
+        """The plan within `budget`, the fences' `reserve` (tokens, chars) taken off first."""
+        blocks, counter, image_tokens = self.blocks, self.counter, self.image_tokens
+        reserve_tokens, reserve_chars = reserve
+        for _ in range(3):
+            inner = Budget(
+                tokens=max(MIN_RESULT_TOKENS, budget.tokens - reserve_tokens),
+                chars=max(MIN_RESULT_CHARS, budget.chars - reserve_chars),
+            )
+            bplan = plan_blocks(blocks, budget=inner, counter=counter, image_tokens=image_tokens)
+            if not bplan.fits:
+                return BlockListPlan(budget=budget, blocks=bplan, tokens=bplan.tokens)
+            shown = fence_blocks(blocks, range(len(blocks))) if self.fence else blocks
+            ctx = ViewContext(budget=budget, counter=counter, image_tokens=image_tokens)
+            tokens, chars = measure(shown, ctx)
+            if tokens <= budget.tokens and chars <= budget.chars:
+                return BlockListPlan(
+                    budget=budget, blocks=bplan, fits=True, shown=shown, tokens=tokens
+                )
+            reserve_tokens, reserve_chars = reserve_tokens * 2 + 16, reserve_chars * 2 + 64
+        return BlockListPlan(budget=budget, blocks=bplan, tokens=bplan.tokens)
 
 
 class BlockListView(ResultViewBuilder):
