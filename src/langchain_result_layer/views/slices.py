@@ -714,6 +714,77 @@ def _render_lines(
     return _render_partial_line(frame, data, display, fence, slice_offset, first_line, replaced)
 
 
+_Parts = tuple[str, str, Reference | None, bool]
+"""What the notice says of `m` shown units: the range phrase, the remark, `next`, truncated."""
+
+
+@dataclass(frozen=True, slots=True)
+class _CharRun:
+    """Characters of a text slice shown from its start, cut to the budget on a safe boundary."""
+
+    data: str
+    """The slice's text."""
+    display: str
+    """What is shown of it (unsafe characters as symbols, one for one)."""
+    fence: Fence
+    """The fence around the shown text."""
+    slice_offset: int
+    """Offset of `data[0]` in the record."""
+    avail: int
+    """Characters that may be shown (from the start)."""
+    req: tuple[int, int | None]
+    """The range asked for (its end `None`: open)."""
+    first_line: int | None
+    """Line holding `data[0]` (`None` when unknown)."""
+    replaced: int
+    """Characters of `data` shown as symbols."""
+    counted: bool
+    """Whether the view counts the shown characters as shown units."""
+
+    def cut(self, m: int) -> int:
+        """`m` moved back to a boundary that splits no surrogate pair or line ending."""
+        return max(1, safe_cut(self.data, m)) if m < self.avail else m
+
+
+def _render_char_run(frame: _Frame, run: _CharRun, parts: Callable[[int], _Parts]) -> Rendered:
+    """The largest start of `run` that fits the budget, with the notice `parts` describes."""
+    ctx, budget = frame.ctx, frame.ctx.budget
+
+    def render(m: int) -> str:
+        m = run.cut(m)
+        shown, remark, nxt, _ = parts(m)
+        return _compose(frame, run.fence, run.display[:m], shown, remark, nxt)
+
+    m, text = _largest_fitting(run.avail, render, budget, ctx, lambda m: m + 400)
+    if m == 0 or text is None:
+        retry = frame.base.with_chars(run.slice_offset, max(1, budget.chars // 4))
+        return _nothing_fits(
+            frame,
+            retry,
+            at=run.slice_offset,
+            req=run.req,
+            line=run.first_line,
+            replaced=run.replaced,
+        )
+    m = run.cut(m)
+    _, _, nxt, truncated = parts(m)
+    view = _view(
+        frame,
+        text,
+        lo=run.slice_offset,
+        hi=run.slice_offset + m,
+        req_lo=run.req[0],
+        req_hi=run.req[1],
+        shown_units=m if run.counted else 0,
+        first_line=run.first_line,
+        last_line=_last_line(run.first_line, run.data, m),
+        nxt=nxt,
+        truncated=truncated,
+        replaced=run.replaced,
+    )
+    return Rendered(content=text, view=view)
+
+
 def _render_partial_line(  # noqa: PLR0917
     frame: _Frame,
     data: str,
@@ -723,15 +794,13 @@ def _render_partial_line(  # noqa: PLR0917
     first_line: int,
     replaced: int,
 ) -> Rendered:
-    ctx, budget = frame.ctx, frame.ctx.budget
     line_end = data.find("\n")
     avail = len(data) if line_end < 0 else line_end + 1
+    run = _CharRun(
+        data, display, fence, slice_offset, avail, (slice_offset, None), first_line, replaced, False
+    )
 
-    def cut(m: int) -> int:
-        return max(1, safe_cut(data, m)) if m < avail else m
-
-    def parts(m: int) -> tuple[str, str, Reference]:
-        m = cut(m)
+    def parts(m: int) -> _Parts:
         shown = _range_phrase(
             frame, slice_offset, slice_offset + m, first_line, first_line, lines_partial=True
         )
@@ -740,40 +809,9 @@ def _render_partial_line(  # noqa: PLR0917
             f"{plural(m, 'char')} from offset {slice_offset:,}."
         )
         nxt = frame.base.with_chars(slice_offset + m, m)
-        return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt
+        return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt, True
 
-    def render(m: int) -> str:
-        shown, remark, nxt = parts(m)
-        return _compose(frame, fence, display[: cut(m)], shown, remark, nxt)
-
-    m, text = _largest_fitting(avail, render, budget, ctx, lambda m: m + 400)
-    if m == 0 or text is None:
-        retry = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
-        return _nothing_fits(
-            frame,
-            retry,
-            at=slice_offset,
-            req=(slice_offset, None),
-            line=first_line,
-            replaced=replaced,
-        )
-    m_cut = cut(m)
-    _, _, nxt = parts(m)
-    view = _view(
-        frame,
-        text,
-        lo=slice_offset,
-        hi=slice_offset + m_cut,
-        req_lo=slice_offset,
-        req_hi=None,
-        shown_units=0,
-        first_line=first_line,
-        last_line=first_line,
-        nxt=nxt,
-        truncated=True,
-        replaced=replaced,
-    )
-    return Rendered(content=text, view=view)
+    return _render_char_run(frame, run, parts)
 
 
 def _last_line(first: int | None, data: str, m: int) -> int | None:
@@ -787,7 +825,7 @@ def _render_chars(
     slice_start_line: int | None,
     request: SliceRequest,
 ) -> Rendered:
-    ctx, budget = frame.ctx, frame.ctx.budget
+    budget = frame.ctx.budget
     if not data:
         return _empty(frame, request, slice_offset)
     req_lo = request.offset if request.offset is not None else slice_offset
@@ -795,13 +833,20 @@ def _render_chars(
     req_hi = min(req_hi, frame.record_size)
     span = max(1, req_hi - req_lo)
     display, replaced = display_safe(data)
-    fence = equal_cost_fence(ctx.counter, display)
+    fence = equal_cost_fence(frame.ctx.counter, display)
+    run = _CharRun(
+        data=data,
+        display=display,
+        fence=fence,
+        slice_offset=slice_offset,
+        avail=len(data),
+        req=(req_lo, req_hi),
+        first_line=slice_start_line,
+        replaced=replaced,
+        counted=True,
+    )
 
-    def cut(m: int) -> int:
-        return max(1, safe_cut(data, m)) if m < len(data) else m
-
-    def parts(m: int) -> tuple[str, str, Reference | None, bool]:
-        m = cut(m)
+    def parts(m: int) -> _Parts:
         hi = slice_offset + m
         last_line = _last_line(slice_start_line, data, m)
         shown = _range_phrase(
@@ -819,39 +864,7 @@ def _render_chars(
         )
         return shown, remark + _replaced_remark(_unsafe_in(data[:m], replaced)), nxt, True
 
-    def render(m: int) -> str:
-        shown, remark, nxt, _ = parts(m)
-        return _compose(frame, fence, display[: cut(m)], shown, remark, nxt)
-
-    m, text = _largest_fitting(len(data), render, budget, ctx, lambda m: m + 400)
-    if m == 0 or text is None:
-        retry = frame.base.with_chars(slice_offset, max(1, budget.chars // 4))
-        return _nothing_fits(
-            frame,
-            retry,
-            at=slice_offset,
-            req=(req_lo, req_hi),
-            line=slice_start_line,
-            replaced=replaced,
-        )
-    m_cut = cut(m)
-    _, _, nxt, truncated = parts(m)
-    last_line = _last_line(slice_start_line, data, m_cut)
-    view = _view(
-        frame,
-        text,
-        lo=slice_offset,
-        hi=slice_offset + m_cut,
-        req_lo=req_lo,
-        req_hi=req_hi,
-        shown_units=m_cut,
-        first_line=slice_start_line,
-        last_line=last_line,
-        nxt=nxt,
-        truncated=truncated,
-        replaced=replaced,
-    )
-    return Rendered(content=text, view=view)
+    return _render_char_run(frame, run, parts)
 
 
 def _render_binary(
