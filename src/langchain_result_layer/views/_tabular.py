@@ -662,15 +662,9 @@ def _jsonl_layout(prefix: str, *, whole: bool) -> TextLayout | None:
         lines.pop()  # trailing blank lines end the text
     if len(lines) < 2:
         return None
-    for line in lines[:_SNIFF_LINES]:
-        if not line.strip():
-            return None
-        try:
-            value = json.loads(line)
-        except ValueError:
-            return None
-        if not isinstance(value, dict):
-            return None
+    sample = lines[:_SNIFF_LINES]
+    if not all(line.strip() for line in sample) or _json_objects(sample) is None:
+        return None
     return TextLayout(format=JSONL)
 
 
@@ -1079,19 +1073,21 @@ _STATS_MAX_ROWS = 200_000
 """Column summaries examine at most this many rows (the first ones)."""
 
 
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (bool, "bool"),  # before int: a bool is an int
+    (int, "int"),
+    (float, "float"),
+    (str, "str"),
+    (list, "list"),
+    (dict, "object"),
+)
+"""A column value's type name, by the first class it is an instance of."""
+
+
 def _kind_of(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "object"
+    for cls, name in _TYPE_NAMES:
+        if isinstance(value, cls):
+            return name
     return type(value).__name__
 
 

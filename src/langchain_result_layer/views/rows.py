@@ -670,16 +670,17 @@ class RowsView(ResultViewBuilder):
             n_rows = max(0, level - len(stats))
             return build(min(level, len(stats)), n_rows, clip_at, None)
 
-        levels = len(stats) + len(candidates)
-        guess = len(stats) + _guess_rows(candidates, ctx, len(stats))
-        chosen = largest_fitting(
-            lambda lv: text_at(lv, limit),
-            lo=0,
-            hi=levels,
-            budget=ctx.budget,
-            counter=ctx.counter,
-            guess=guess,
-        )
+        def fit(clip_at: int, guess: int | None) -> tuple[int, str] | None:
+            return largest_fitting(
+                lambda lv: text_at(lv, clip_at),
+                lo=0,
+                hi=len(stats) + len(candidates),
+                budget=ctx.budget,
+                counter=ctx.counter,
+                guess=guess,
+            )
+
+        chosen = fit(limit, len(stats) + _guess_rows(candidates, ctx, len(stats)))
         few = min(len(candidates), 10)
         if (
             chosen is not None
@@ -689,13 +690,7 @@ class RowsView(ResultViewBuilder):
         ):
             # Long values crowd out rows: clip them shorter before giving up rows.
             limit = 60
-            chosen = largest_fitting(
-                lambda lv: text_at(lv, limit),
-                lo=0,
-                hi=levels,
-                budget=ctx.budget,
-                counter=ctx.counter,
-            )
+            chosen = fit(limit, None)
         if chosen is None:
             return self._minimal(page, ctx, columns, hidden)
         level, text = chosen
