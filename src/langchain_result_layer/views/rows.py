@@ -53,7 +53,7 @@ from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
@@ -106,6 +106,12 @@ from langchain_result_layer.views.base import (
     ViewContext,
 )
 from langchain_result_layer.views.text import TextView
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from langchain_result_layer.views.slices import SliceAt
+
 
 __all__ = ["RowsOptions", "RowsView"]
 
@@ -1173,15 +1179,7 @@ class RowsView(ResultViewBuilder):
         )
 
     def render_slice(
-        self,
-        data: str | bytes,
-        *,
-        reference: Reference,
-        slice_start_line: int | None,
-        slice_offset: int,
-        record_size: int,
-        record_lines: int,
-        ctx: ViewContext,
+        self, data: str | bytes, *, ctx: ViewContext, **at: Unpack[SliceAt]
     ) -> Rendered | None:
         """Render lines of a JSONL record (one row per line) read by a caller as rows.
 
@@ -1189,6 +1187,9 @@ class RowsView(ResultViewBuilder):
         without it. Returns `None` (the plain text slice is used instead) for character
         ranges and for data that is not JSONL rows.
         """
+        reference, slice_start_line = at["reference"], at["slice_start_line"]
+        slice_offset = at["slice_offset"]
+        record_size, record_lines = at["record_size"], at["record_lines"]
         if not isinstance(data, str) or slice_start_line is None:
             return None
         if reference.offset is not None or reference.limit is not None:

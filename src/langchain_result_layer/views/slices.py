@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypedDict
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.normalize import safe_cut
@@ -42,7 +43,10 @@ from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
 from langchain_result_layer.views.base import Rendered, SliceRequest, ViewContext
 from langchain_result_layer.views.registry import get_view
 
-__all__ = ["display_safe", "hex_dump", "render_text_slice", "requested_range"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["SliceAt", "display_safe", "hex_dump", "render_text_slice", "requested_range"]
 
 _UNSAFE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _HEX_WIDTH = 16
@@ -508,28 +512,42 @@ def _split_lines(text: str) -> list[str]:
     return lines
 
 
+class SliceAt(TypedDict):
+    r"""Where a fetched slice lies in its record: the keyword arguments of `render_slice` hooks.
+
+    `views.base.render_slice` passes them to a view's own `render_slice` (rows, JSON) and to
+    `render_text_slice`.
+
+    Example:
+        ```python
+        at: SliceAt = {"reference": ref.with_lines(1, 1), "slice_start_line": 1,
+                       "slice_offset": 0, "record_size": 2, "record_lines": 1}
+        assert "x" in render_text_slice("x\n", kind=ref.kind, ctx=ctx, **at).content
+        ```
+    """
+
+    reference: Reference
+    """The reference being fetched (with its range)."""
+    slice_start_line: int | None
+    """Line holding the slice's first character (`None` when unknown)."""
+    slice_offset: int
+    """Offset of the slice's first character (byte) in the record."""
+    record_size: int
+    """Characters (bytes) of the record."""
+    record_lines: int
+    """Lines of the record."""
+
+
 def render_text_slice(
-    data: str | bytes,
-    *,
-    kind: str,
-    reference: Reference,
-    slice_start_line: int | None,
-    slice_offset: int,
-    record_size: int,
-    record_lines: int,
-    ctx: ViewContext,
+    data: str | bytes, *, kind: str, ctx: ViewContext, **at: Unpack[SliceAt]
 ) -> Rendered:
     r"""Render one fetched slice within `ctx.budget` (tokens and characters, exactly).
 
     Args:
         data: What the store returned for the requested range (possibly less than asked).
         kind: The record's kind.
-        reference: The reference being fetched (with its range).
-        slice_start_line: Line holding `data[0]` (`None` when unknown).
-        slice_offset: Offset of `data[0]` in the record.
-        record_size: Characters (bytes) of the record.
-        record_lines: Lines of the record.
         ctx: Budget, counter, fetch tool name; `ctx.reference` is the record's base reference.
+        **at: Where `data` lies in the record (`SliceAt`).
 
     Returns:
         The fenced slice with its notice, and a `ResultView` whose `references["next"]`
@@ -543,9 +561,11 @@ def render_text_slice(
         assert "x" in shown.content and "next" not in shown.view.references  # the end
         ```
     """
-    base = ctx.reference if ctx.reference is not None else reference.base()
+    record_size, record_lines = at["record_size"], at["record_lines"]
+    slice_start_line, slice_offset = at["slice_start_line"], at["slice_offset"]
+    base = ctx.reference if ctx.reference is not None else at["reference"].base()
     base = Reference(record_id=base.record_id, kind=kind)
-    reference = replace(reference, kind=kind)
+    reference = replace(at["reference"], kind=kind)
     binary = isinstance(data, (bytes, bytearray))
     offset_mode = reference.offset is not None or reference.limit is not None
     frame = _Frame(
