@@ -31,10 +31,8 @@ from langchain_result_layer.views._layout import (
     footer_text,
     header_text,
     human_size,
-    largest_fitting,
-    minimal_text,
     new_fence,
-    stamp_view,
+    render_largest,
 )
 from langchain_result_layer.views._notices import bare_notice
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
@@ -191,22 +189,18 @@ class BinaryView(ResultViewBuilder):
             f"{off:>8}: {clean_for_display(clip(text, _STRING_CHARS)[0])}" for off, text in strings
         ]
         fence = new_fence(lines)
-        views: dict[int, ResultView] = {}
 
-        def build(n: int) -> str:
+        def build(n: int) -> tuple[ResultView, str]:
             view = self._view(ctx, facts, strings[:n], lines[:n])
-            views[n] = view
-            return self._compose(view, ctx).render(fence)
+            return view, self._compose(view, ctx).render(fence)
 
-        chosen = largest_fitting(
-            build, lo=0, hi=len(lines), budget=ctx.budget, counter=ctx.counter, guess=len(lines)
+        return render_largest(
+            build,
+            ctx,
+            levels=len(lines),
+            facts=f"{facts['type']}, {plural(int(facts['bytes']), 'byte')}",
+            guess=len(lines),
         )
-        if chosen is None:
-            text = minimal_text(ctx, f"{facts['type']}, {plural(int(facts['bytes']), 'byte')}")
-            view = self._view(ctx, facts, [], [])
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        n, text = chosen
-        return Rendered(content=text, view=stamp_view(views[n], text, ctx))
 
     def _view(
         self,
