@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ from langchain_result_layer.stores.base import Principal, PutOptions, ReadResult
 
 __all__ = [
     "ASYNC_INLINE_LIMIT",
+    "MetaColumns",
     "PutPlan",
     "StoreStats",
     "check_principal",
@@ -245,6 +247,82 @@ def layout_of(meta: RecordMeta) -> Layout:
         gap_start=meta.gap_start,
         gap_end=meta.gap_end,
     )
+
+
+_META_FIELDS = (
+    "record_id",
+    "kind",
+    "is_binary",
+    "size",
+    "original_size",
+    "line_count",
+    "capped",
+    "created_at",
+    "expires_at",
+    "tool_name",
+    "tool_call_id",
+    "gap_start",
+    "gap_end",
+    "cap_reason",
+)
+"""The fields of `RecordMeta` a backend keeps as they are (besides the principal and extra)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetaColumns:
+    """How a backend names the principal's parts among a record's flat fields.
+
+    Example:
+        ```python
+        columns = MetaColumns(user="user_id", thread="thread_id")
+        meta = store.info(ref.record_id, principal=Principal())
+        flat = columns.flatten(meta)
+        assert flat["user_id"] is None and columns.meta(flat, extra={}) == meta
+        ```
+    """
+
+    user: str = "user"
+    """The field of `Principal.user`."""
+    thread: str = "thread"
+    """The field of `Principal.thread`."""
+
+    def flatten(self, meta: RecordMeta) -> dict[str, Any]:
+        """The record's metadata as flat fields, without `extra` (each backend encodes it)."""
+        fields = {name: getattr(meta, name) for name in _META_FIELDS}
+        fields["tenant"] = meta.principal.tenant
+        fields[self.user] = meta.principal.user
+        fields[self.thread] = meta.principal.thread
+        return fields
+
+    def meta(self, fields: Mapping[str, Any], *, extra: Mapping[str, Any]) -> RecordMeta:
+        """The metadata back from flat fields (optional ones may be missing) and its `extra`."""
+
+        def number(name: str, cast: type[int] | type[float]) -> Any:
+            value = fields.get(name)
+            return None if value is None else cast(value)
+
+        return RecordMeta(
+            record_id=fields["record_id"],
+            kind=fields["kind"],
+            principal=Principal(
+                tenant=fields.get("tenant"),
+                user=fields.get(self.user),
+                thread=fields.get(self.thread),
+            ),
+            is_binary=bool(fields["is_binary"]),
+            size=int(fields["size"]),
+            original_size=int(fields["original_size"]),
+            line_count=int(fields["line_count"]),
+            capped=bool(fields["capped"]),
+            created_at=float(fields["created_at"]),
+            expires_at=number("expires_at", float),
+            tool_name=fields.get("tool_name"),
+            tool_call_id=fields.get("tool_call_id"),
+            extra=dict(extra),
+            gap_start=number("gap_start", int),
+            gap_end=number("gap_end", int),
+            cap_reason=fields.get("cap_reason"),
+        )
 
 
 def permitted(

@@ -59,7 +59,7 @@ from langchain_result_layer.stores._chunks import (
     decode_piece,
     encode_piece,
 )
-from langchain_result_layer.stores._core import PutPlan, permitted, validate_record_id
+from langchain_result_layer.stores._core import MetaColumns, PutPlan, permitted, validate_record_id
 from langchain_result_layer.stores._faults import describe_fault, safe_audit_text
 from langchain_result_layer.stores._ledger import UsageLedger
 from langchain_result_layer.stores.base import (
@@ -97,26 +97,12 @@ def _decode_value(value: Mapping[str, Any], *, is_binary: bool) -> str | bytes:
     return decode_piece(base64.b64decode(str(data)), is_binary=is_binary, compressed=False)
 
 
+_FIELDS = MetaColumns()
+
+
 def _meta_value(meta: RecordMeta, starts: list[int], nl_before: list[int]) -> dict[str, Any]:
-    p = meta.principal
     return {
-        "record_id": meta.record_id,
-        "kind": meta.kind,
-        "tenant": p.tenant,
-        "user": p.user,
-        "thread": p.thread,
-        "is_binary": meta.is_binary,
-        "size": meta.size,
-        "original_size": meta.original_size,
-        "line_count": meta.line_count,
-        "capped": meta.capped,
-        "gap_start": meta.gap_start,
-        "gap_end": meta.gap_end,
-        "cap_reason": meta.cap_reason,
-        "created_at": meta.created_at,
-        "expires_at": meta.expires_at,
-        "tool_name": meta.tool_name,
-        "tool_call_id": meta.tool_call_id,
+        **_FIELDS.flatten(meta),
         "extra": dict(meta.extra),
         "starts": starts,
         "nl_before": nl_before,
@@ -124,24 +110,7 @@ def _meta_value(meta: RecordMeta, starts: list[int], nl_before: list[int]) -> di
 
 
 def _value_meta(v: Mapping[str, Any]) -> RecordMeta:
-    return RecordMeta(
-        record_id=v["record_id"],
-        kind=v["kind"],
-        principal=Principal(tenant=v.get("tenant"), user=v.get("user"), thread=v.get("thread")),
-        is_binary=bool(v["is_binary"]),
-        size=int(v["size"]),
-        original_size=int(v["original_size"]),
-        line_count=int(v["line_count"]),
-        capped=bool(v["capped"]),
-        created_at=float(v["created_at"]),
-        expires_at=None if v.get("expires_at") is None else float(v["expires_at"]),
-        tool_name=v.get("tool_name"),
-        tool_call_id=v.get("tool_call_id"),
-        extra=dict(v.get("extra") or {}),
-        gap_start=v.get("gap_start"),
-        gap_end=v.get("gap_end"),
-        cap_reason=v.get("cap_reason"),
-    )
+    return _FIELDS.meta(v, extra=v.get("extra") or {})
 
 
 class LangGraphResultStore(ChunkedResultStore):

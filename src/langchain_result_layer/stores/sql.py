@@ -71,7 +71,7 @@ from langchain_result_layer.stores._chunks import (
     decode_piece,
     encode_piece,
 )
-from langchain_result_layer.stores._core import PutPlan, permitted, validate_record_id
+from langchain_result_layer.stores._core import MetaColumns, PutPlan, permitted, validate_record_id
 from langchain_result_layer.stores._faults import (
     FailFast,
     StoreTimeouts,
@@ -153,30 +153,16 @@ def _install_sqlite_hooks(engine: Engine, *, wal: bool, busy_ms: int) -> None:
     engine._lrl_sqlite_hooks = True  # type: ignore[attr-defined]
 
 
+_COLUMNS = MetaColumns(user="user_id", thread="thread_id")
+
+
 def _row_meta(row: Row[Any]) -> RecordMeta:
     m = row._mapping
     try:
         extra = json.loads(m["extra"]) if m["extra"] else {}
     except ValueError:
         extra = {}
-    return RecordMeta(
-        record_id=m["record_id"],
-        kind=m["kind"],
-        principal=Principal(tenant=m["tenant"], user=m["user_id"], thread=m["thread_id"]),
-        is_binary=bool(m["is_binary"]),
-        size=int(m["size"]),
-        original_size=int(m["original_size"]),
-        line_count=int(m["line_count"]),
-        capped=bool(m["capped"]),
-        created_at=float(m["created_at"]),
-        expires_at=None if m["expires_at"] is None else float(m["expires_at"]),
-        tool_name=m["tool_name"],
-        tool_call_id=m["tool_call_id"],
-        extra=extra if isinstance(extra, dict) else {},
-        gap_start=None if m["gap_start"] is None else int(m["gap_start"]),
-        gap_end=None if m["gap_end"] is None else int(m["gap_end"]),
-        cap_reason=m["cap_reason"],
-    )
+    return _COLUMNS.meta(dict(m), extra=extra if isinstance(extra, dict) else {})
 
 
 class _SQLChunkSource:
@@ -603,25 +589,9 @@ class SQLResultStore(ChunkedResultStore):
                 meta, pieces = self._sized(plan, used)
                 conn.execute(
                     insert(self.tables.records).values(
-                        record_id=meta.record_id,
-                        tenant=meta.principal.tenant,
-                        user_id=meta.principal.user,
-                        thread_id=meta.principal.thread,
-                        kind=meta.kind,
-                        is_binary=meta.is_binary,
+                        **_COLUMNS.flatten(meta),
                         codec=codec,
                         chunk_size=self.chunk_size,
-                        size=meta.size,
-                        original_size=meta.original_size,
-                        line_count=meta.line_count,
-                        capped=meta.capped,
-                        gap_start=meta.gap_start,
-                        gap_end=meta.gap_end,
-                        cap_reason=meta.cap_reason,
-                        created_at=meta.created_at,
-                        expires_at=meta.expires_at,
-                        tool_name=meta.tool_name,
-                        tool_call_id=meta.tool_call_id,
                         extra=extra_json,
                     )
                 )
