@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from langchain_result_layer.core.reference import PLAIN_KIND, known_kinds
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views import (
     BUILTIN_KINDS,
@@ -55,6 +56,11 @@ def test_the_builtin_table_is_the_one_source_of_builtin_kinds() -> None:
     assert tuple(builtin) == BUILTIN_KINDS
     assert [type(builtin[kind]) for kind in BUILTIN_KINDS] == list(BUILTIN_VIEWS)
     assert set(BUILTIN_KINDS) <= set(registered_views())
+    # The one kind name written outside the views package names the plain text view, and
+    # every built-in kind is one that references may name.
+    assert TextView.kind == PLAIN_KIND
+    assert PLAIN_KIND in BUILTIN_KINDS
+    assert set(BUILTIN_KINDS) <= set(known_kinds())
 
 
 def test_a_registry_is_an_immutable_mapping() -> None:
