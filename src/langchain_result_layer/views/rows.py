@@ -263,6 +263,7 @@ class _ParsedGeometry(_Geometry):
         return all(lines[i] < lines[i + 1] for i in range(len(lines) - 1))
 
 
+@dataclass(kw_only=True, slots=True)
 class _LineGeometry(_Geometry):
     """Geometry of a `line_rows` record known around one window of rows (a fetched page).
 
@@ -270,24 +271,20 @@ class _LineGeometry(_Geometry):
     for the end of the last row.
     """
 
-    def __init__(
-        self,
-        *,
-        data_start: int,
-        total: int,
-        first_char: int,
-        data_end_char: int,
-        window_first: int,
-        window_starts: Sequence[int],
-        window_end: int,
-    ) -> None:
-        self.data_start = data_start
-        self.total = total
-        self.first_char = first_char
-        self.data_end_char = data_end_char
-        self.window_first = window_first
-        self.window_starts = list(window_starts)
-        self.window_end = window_end
+    data_start: int
+    """The line before row 1."""
+    total: int
+    """Rows of the record."""
+    first_char: int
+    """Offset where row 1 starts."""
+    data_end_char: int
+    """Offset one past the last row."""
+    window_first: int
+    """The first row read."""
+    window_starts: list[int]
+    """Offset where each row read starts."""
+    window_end: int
+    """Offset one past the last row read."""
 
     def _char(self, row: int) -> int:
         """Offset where `row` starts (`total + 1`: the end of the rows)."""
@@ -1143,11 +1140,7 @@ class RowsView(ResultViewBuilder):
             window_end=min(window_end, record.size),
         )
         if layout.format == JSONL:
-            seen: dict[str, None] = {}
-            for row in rows:
-                for key in row:
-                    seen.setdefault(key, None)
-            columns = list(seen)
+            columns = _columns_of(rows)
         page = self._line_page(layout, geometry, rows, first, record, reference, line_request)
         page.columns = columns
         return self._page_or_nothing(page, ctx)
@@ -1206,9 +1199,7 @@ class RowsView(ResultViewBuilder):
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()
-        starts = [slice_offset]
-        for line in lines[:-1]:
-            starts.append(starts[-1] + len(line) + 1)
+        starts = _line_offsets(slice_offset, lines)
         end = starts[-1] + len(lines[-1]) + 1 if lines else slice_offset
         geometry = _LineGeometry(
             data_start=0,
@@ -1219,15 +1210,11 @@ class RowsView(ResultViewBuilder):
             window_starts=starts,
             window_end=min(end, record_size),
         )
-        seen: dict[str, None] = {}
-        for row in rows:
-            for key in row:
-                seen.setdefault(key, None)
         page = _Page(
             rows=rows,
             first_row=slice_start_line,
             total=record_lines,
-            columns=list(seen),
+            columns=_columns_of(rows),
             delimiter=None,
             source="jsonl",
             stored_as="jsonl",
@@ -1338,6 +1325,11 @@ def _non_null_share(stats: ColumnStats) -> float:
         A number in [0, 1].
     """
     return 0.0 if not stats.count else (stats.count - stats.nulls) / stats.count
+
+
+def _columns_of(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The keys of JSON rows, in the order they first appear."""
+    return list(dict.fromkeys(key for row in rows for key in row))
 
 
 def _line_offsets(start: int, lines: Sequence[str]) -> list[int]:
