@@ -317,7 +317,8 @@ def test_a_media_allowance_is_not_spent_when_no_media_is_shown() -> None:
     assert not any(b.get("type") == "image" for b in out.content if isinstance(b, dict))
     assert fits(out, lay)
     view = ResultView.from_artifact(out.artifact)
-    assert view is not None and view.shown_tokens <= 64
+    assert view is not None
+    assert view.shown_tokens <= 64
 
 
 @pytest.mark.parametrize(
