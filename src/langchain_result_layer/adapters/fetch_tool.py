@@ -71,7 +71,7 @@ from langchain_result_layer.views.text import TextView
 
 if TYPE_CHECKING:
     from langchain_result_layer.layer import ResultLayer
-    from langchain_result_layer.stores.base import Principal, ResultStore
+    from langchain_result_layer.stores.base import Principal, ReadRange, ResultStore
 
 __all__ = ["FetchToolInput", "FetchToolResult", "make_fetch_tool", "not_accessible_message"]
 
@@ -221,9 +221,9 @@ def _accepts_max_size(store: ResultStore) -> bool:
     return "max_size" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-def _read_kwargs(request: SliceRequest, cap: int, max_size_ok: bool) -> dict[str, Any]:
+def _read_kwargs(request: SliceRequest, cap: int, max_size_ok: bool) -> ReadRange:
     """Store read arguments for one request (no range: the whole record)."""
-    kwargs: dict[str, Any] = {}
+    kwargs: ReadRange = {}
     if request.offset is not None or request.limit is not None:
         kwargs["offset"] = request.offset or 0
         kwargs["limit"] = request.limit
@@ -267,7 +267,7 @@ class _StoreRead:
     store: ResultStore
     principal: Principal
     record_id: str
-    kwargs: dict[str, Any] | None
+    kwargs: ReadRange | None
 
     def run(self) -> RecordMeta | ReadResult | Exception:
         try:
@@ -446,7 +446,7 @@ class FetchToolResult(BaseTool):
         steps = view.fetch_slice(shown, record, self._ctx(base, budget, meta))
         return _Run(effective=shown, meta=meta, steps=steps, budget=budget)
 
-    def _kwargs(self, request: SliceRequest, store: ResultStore) -> dict[str, Any]:
+    def _kwargs(self, request: SliceRequest, store: ResultStore) -> ReadRange:
         return _read_kwargs(request, self.max_read_chars, self._max_size_accepted(store))
 
     def _finish_run(self, run: _Run) -> _Outcome:
