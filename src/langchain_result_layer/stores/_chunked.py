@@ -26,7 +26,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
@@ -62,6 +62,8 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["ChunkedResultStore", "ReadRequest", "StoreOptions", "put_label"]
+
+_T = TypeVar("_T")
 
 
 class StoreOptions(TypedDict, total=False):
@@ -292,32 +294,41 @@ class ChunkedResultStore(ABC):
     def purge_expired(self, *, now: float | None = None) -> int:
         """Delete expired records; returns how many."""
 
-    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        """Async twin of `put` (runs in a worker thread)."""
+    def _runs_inline(self, size: int | None) -> bool:
+        """Whether an async twin runs its sync method inline for work of this size.
+
+        `size` is the characters (bytes) a call writes or reads at most (`None`: not known,
+        a whole record); `ainfo` asks with 0. Backends that do I/O never run inline (the
+        default); an in-process backend may run small work inline.
+        """
+        del size
+        return False
+
+    async def _twin(self, size: int | None, call: Callable[[], _T]) -> _T:
+        """Run `call` inline when `_runs_inline(size)`, else in a worker thread."""
+        if self._runs_inline(size):
+            return call()
         import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
 
-        return await asyncio.to_thread(lambda: self.put(data, **kwargs))
+        return await asyncio.to_thread(call)
+
+    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
+        """Async twin of `put`."""
+        return await self._twin(len(data), lambda: self.put(data, **kwargs))
 
     async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
-        """Async twin of `info` (runs in a worker thread)."""
-        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-        return await asyncio.to_thread(self.info, record_id, principal=principal)
+        """Async twin of `info`."""
+        return await self._twin(0, lambda: self.info(record_id, principal=principal))
 
     async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
-        """Async twin of `read` (runs in a worker thread)."""
-        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
+        """Async twin of `read` (a read bounded by `max_size` or `limit` may run inline)."""
+        size = kwargs.get("max_size") or kwargs.get("limit")
+        return await self._twin(size, lambda: self.read(record_id, **kwargs))
 
     async def adelete(self, record_id: str, *, principal: Principal) -> bool:
         """Async twin of `delete` (runs in a worker thread)."""
-        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-        return await asyncio.to_thread(self.delete, record_id, principal=principal)
+        return await self._twin(None, lambda: self.delete(record_id, principal=principal))
 
     async def apurge_expired(self, *, now: float | None = None) -> int:
         """Async twin of `purge_expired` (runs in a worker thread)."""
-        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-        return await asyncio.to_thread(self.purge_expired, now=now)
+        return await self._twin(None, lambda: self.purge_expired(now=now))

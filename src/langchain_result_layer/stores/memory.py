@@ -22,7 +22,7 @@ import bisect
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langchain_result_layer.errors import RecordNotAccessibleError
 from langchain_result_layer.stores._chunked import (
@@ -138,21 +138,13 @@ class InMemoryResultStore(ChunkedResultStore):
             )
         return meta
 
-    async def aput(self, data: str | bytes, **kwargs: Any) -> RecordMeta:
-        """Async twin of `put` (large results are chunked in a worker thread)."""
-        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-        if len(data) > ASYNC_INLINE_LIMIT:
-            return await asyncio.to_thread(lambda: self.put(data, **kwargs))
-        return self.put(data, **kwargs)
+    def _runs_inline(self, size: int | None) -> bool:
+        """Small work runs inline: in-process, it is cheaper than a thread hop."""
+        return size is not None and size <= ASYNC_INLINE_LIMIT
 
     def info(self, record_id: str, *, principal: Principal) -> RecordMeta:
         """Metadata of a record."""
         return self._get(record_id, principal, "info", "").meta
-
-    async def ainfo(self, record_id: str, *, principal: Principal) -> RecordMeta:
-        """Async twin of `info`."""
-        return self.info(record_id, principal=principal)
 
     def _read(self, record_id: str, principal: Principal, request: ReadRequest) -> ReadResult:
         record = self._get(record_id, principal, "read", request.label)
@@ -165,15 +157,6 @@ class InMemoryResultStore(ChunkedResultStore):
         result = request.serve(record.meta, source)
         self.stats.add(len(source.loaded))
         return result
-
-    async def aread(self, record_id: str, **kwargs: Any) -> ReadResult:
-        """Async twin of `read` (large reads run in a worker thread)."""
-        import asyncio  # noqa: PLC0415 - already loaded where an event loop runs
-
-        limit = kwargs.get("max_size") or kwargs.get("limit")
-        if limit is not None and limit <= ASYNC_INLINE_LIMIT:
-            return self.read(record_id, **kwargs)
-        return await asyncio.to_thread(lambda: self.read(record_id, **kwargs))
 
     def delete(self, record_id: str, *, principal: Principal) -> bool:
         """Delete a record the principal owns."""
