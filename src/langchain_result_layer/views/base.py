@@ -511,28 +511,19 @@ def render_slice(
         assert "a\\nb" in shown.content
         ```
     """
+    where: dict[str, Any] = {
+        "reference": reference,
+        "slice_start_line": slice_start_line,
+        "slice_offset": slice_offset,
+        "record_size": record_size,
+        "record_lines": record_lines,
+        "ctx": ctx,
+    }
     custom = getattr(view, "render_slice", None)
     if callable(custom):
-        result = custom(
-            data,
-            reference=reference,
-            slice_start_line=slice_start_line,
-            slice_offset=slice_offset,
-            record_size=record_size,
-            record_lines=record_lines,
-            ctx=ctx,
-        )
+        result = custom(data, **where)
         if isinstance(result, Rendered):
             return result
     from langchain_result_layer.views.slices import render_text_slice  # noqa: PLC0415
 
-    return render_text_slice(
-        data,
-        kind=view.kind,
-        reference=reference,
-        slice_start_line=slice_start_line,
-        slice_offset=slice_offset,
-        record_size=record_size,
-        record_lines=record_lines,
-        ctx=ctx,
-    )
+    return render_text_slice(data, kind=view.kind, **where)
