@@ -42,13 +42,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
+
+if TYPE_CHECKING:
+    from langchain_result_layer.views.slices import SliceAt
 
 __all__ = [
     "DEFAULT_MAX_READ_CHARS",
@@ -511,19 +514,18 @@ def render_slice(
         assert "a\\nb" in shown.content
         ```
     """
-    where: dict[str, Any] = {
+    at: SliceAt = {
         "reference": reference,
         "slice_start_line": slice_start_line,
         "slice_offset": slice_offset,
         "record_size": record_size,
         "record_lines": record_lines,
-        "ctx": ctx,
     }
     custom = getattr(view, "render_slice", None)
     if callable(custom):
-        result = custom(data, **where)
+        result = custom(data, ctx=ctx, **at)
         if isinstance(result, Rendered):
             return result
     from langchain_result_layer.views.slices import render_text_slice  # noqa: PLC0415
 
-    return render_text_slice(data, kind=view.kind, **where)
+    return render_text_slice(data, kind=view.kind, ctx=ctx, **at)
