@@ -165,3 +165,14 @@ def timed(fn: Any, *args: Any, repeat: int = 3, **kwargs: Any) -> tuple[float, A
         result = fn(*args, **kwargs)
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def best_cpu(fn: Any, repeat: int) -> float:
+    """CPU seconds of `fn()` (minimum of `repeat` runs): steadier than wall time on a shared
+    machine."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best

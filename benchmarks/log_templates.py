@@ -38,7 +38,6 @@ import argparse
 import csv
 import itertools
 import random
-import time
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -47,7 +46,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import BenchResult, Table, corpus_path, load_cases
+from benchmarks._common import BenchResult, Table, best_cpu, corpus_path, load_cases
 
 DRAIN_PUBLISHED_MEAN = 0.865
 BRAIN_PUBLISHED_MEAN = 0.983
@@ -185,17 +184,6 @@ def _drain3(lines: list[str]) -> list[int]:
     config.profiling_enabled = False
     miner = TemplateMiner(config=config)
     return [miner.add_log_message(line)["cluster_id"] for line in lines]
-
-
-def _seconds(fn: Callable[[], object], repeat: int) -> float:
-    """CPU seconds of `fn` (minimum of `repeat` runs): steadier than wall time on a shared
-    machine."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 # Header shapes of the loghub systems the corpus may not hold (from loghub's documented log
@@ -409,8 +397,8 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     total_bytes = 0
     total_ours = 0.0
     for system in systems:
-        ours_s = _seconds(partial(_ours, system.raw), repeat)
-        drain_s = _seconds(partial(_drain3, system.raw), 1) if have_drain else float("nan")
+        ours_s = best_cpu(partial(_ours, system.raw), repeat)
+        drain_s = best_cpu(partial(_drain3, system.raw), 1) if have_drain else float("nan")
         total_bytes += system.bytes
         total_ours += ours_s
         speed.rows.append(

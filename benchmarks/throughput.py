@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import BenchResult, Table, corpus_path, read_text
+from benchmarks._common import BenchResult, Table, best_cpu, corpus_path, read_text
 from benchmarks.token_calibration import concatenated_logs
 
 BUDGET_TOKENS = 38_400
@@ -88,15 +88,6 @@ def _best_first_sight(msg: Any, repeat: int) -> tuple[float, float]:
         cpu = min(cpu, time.process_time() - start_cpu)
         del layer
     return best, cpu
-
-
-def _best_cpu(fn: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def _peak(fn: Callable[[], Any]) -> int:
@@ -237,7 +228,7 @@ def _layer_path(corpus: Path, sizes: list[int], quick: bool) -> tuple[list[Table
         tk = tk_cpu = float("nan")
         if enc is not None:
             tk, _ = _best(lambda raw=raw: enc.encode_ordinary(raw), min(repeat, 3))
-            tk_cpu = _best_cpu(lambda raw=raw: enc.encode_ordinary(raw), min(repeat, 3))
+            tk_cpu = best_cpu(lambda raw=raw: enc.encode_ordinary(raw), min(repeat, 3))
         view = out.artifact
         tokens = layer.token_counter.count(str(out.content))
         table.rows.append(
