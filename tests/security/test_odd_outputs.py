@@ -23,6 +23,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
 from langchain_result_layer import BudgetGuard, ResultLayer, ToolPolicy
+from langchain_result_layer.core import jsonable
 from langchain_result_layer.core.jsonable import (
     MAX_ITEMS,
     MAX_ITEMS_PER_RESULT,
@@ -224,7 +225,12 @@ def test_a_generator_is_not_silently_emptied() -> None:
 
 
 @pytest.mark.timeout(120)
-def test_wrapped_tool_invoked_without_a_tool_call() -> None:
+def test_wrapped_tool_invoked_without_a_tool_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The item bound is what this test checks: the time bounds are raised so that a loaded
+    # machine (reading 10,000 items can take over 0.5 s there) cannot stop the read first.
+    monkeypatch.setattr(jsonable, "MAX_ITER_SECONDS", 60.0)
+    monkeypatch.setattr(jsonable, "MAX_ITER_SECONDS_PER_RESULT", 60.0)
+
     @tool
     def rows(n: int) -> Any:
         """Rows, lazily."""
