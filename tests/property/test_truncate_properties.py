@@ -17,7 +17,7 @@ from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.normalize import clean_for_display, safe_cut
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.tokens import ApproximateTokenCounter, TiktokenCounter
-from langchain_result_layer.core.truncate import truncate_text
+from langchain_result_layer.core.truncate import TruncationProfile, truncate_text
 from tests.property._invariants import check_truncation
 from tests.property.strategies import budgets, random_text, tool_text
 
@@ -38,7 +38,9 @@ SETTINGS = settings(
     budget=budgets,
     counter=counters,
     reference=references,
-    profile=st.sampled_from(["text", "search", "command", "log", "file", "json"]),
+    profile=st.builds(
+        TruncationProfile, head_fraction=st.floats(0, 1), error_evidence=st.booleans()
+    ),
     is_error=st.booleans(),
     head_fraction=st.one_of(st.none(), st.floats(0, 1)),
 )
@@ -47,7 +49,7 @@ def test_every_view_is_exact_and_fits(
     budget: Budget,
     counter: TiktokenCounter | ApproximateTokenCounter,
     reference: Reference | None,
-    profile: str,
+    profile: TruncationProfile,
     is_error: bool,
     head_fraction: float | None,
 ) -> None:

@@ -17,8 +17,10 @@ from langchain_result_layer.core.tokens import (
     TokenCounter,
 )
 from langchain_result_layer.core.truncate import (
+    PLAIN_TEXT_PROFILE,
     LineIndex,
     TextTruncation,
+    TruncationProfile,
     omitted_between,
     truncate_text,
 )
@@ -30,6 +32,10 @@ EXACT = TiktokenCounter()
 APPROX = ApproximateTokenCounter()
 REF = Reference(record_id="AbCdEfGhIjKlMnOpQrStUv", kind="text")
 COUNTERS = [pytest.param(EXACT, id="tiktoken"), pytest.param(APPROX, id="approximate")]
+# The reference design's splits: search output 70/30 head/tail (its error words are not
+# evidence), command output 40/60.
+SEARCH_LIKE = TruncationProfile(head_fraction=0.7, error_evidence=False)
+COMMAND_LIKE = TruncationProfile(head_fraction=0.4)
 
 
 def numbered(n: int, fmt: str = "line {i}: something happened here") -> str:
@@ -94,8 +100,8 @@ def test_fill_on_real_logs(corpus: Path, counter: TokenCounter) -> None:
 def test_search_profile_favours_the_head_and_command_the_tail() -> None:
     raw = numbered(5_000, "result {i}: a search hit with a title and a snippet")
     budget = Budget(tokens=1_500, chars=400_000)
-    search = shares(cut_of(raw, budget, profile="search"))
-    command = shares(cut_of(raw, budget, profile="command"))
+    search = shares(cut_of(raw, budget, profile=SEARCH_LIKE))
+    command = shares(cut_of(raw, budget, profile=COMMAND_LIKE))
     assert search["head"] > 1.8 * search["tail"]  # 70/30
     assert command["tail"] > 1.2 * command["head"]  # 40/60
 
@@ -103,8 +109,8 @@ def test_search_profile_favours_the_head_and_command_the_tail() -> None:
 def test_error_status_gives_the_tail_more_room() -> None:
     raw = numbered(5_000)
     budget = Budget(tokens=1_500, chars=400_000)
-    calm = shares(cut_of(raw, budget, profile="text"))
-    failed = shares(cut_of(raw, budget, profile="text", is_error=True))
+    calm = shares(cut_of(raw, budget, profile=PLAIN_TEXT_PROFILE))
+    failed = shares(cut_of(raw, budget, profile=PLAIN_TEXT_PROFILE, is_error=True))
     assert failed["tail"] > calm["tail"]
     assert failed["head"] < calm["head"]
     assert failed["tail"] >= 2.5 * failed["head"]
@@ -112,14 +118,14 @@ def test_error_status_gives_the_tail_more_room() -> None:
 
 def test_error_evidence_in_the_tail_switches_to_the_error_split() -> None:
     raw = numbered(5_000) + "Traceback (most recent call last):\nValueError: bad input\n"
-    cut = cut_of(raw, Budget(tokens=1_500, chars=400_000), profile="text")
+    cut = cut_of(raw, Budget(tokens=1_500, chars=400_000), profile=PLAIN_TEXT_PROFILE)
     assert cut.error_mode
     assert "ValueError: bad input" in cut.segments[-1].text
 
 
 def test_search_output_is_not_put_in_error_mode_by_error_words() -> None:
     raw = numbered(5_000, "hit {i}: how to fix error E{i} in the parser")
-    cut = cut_of(raw, Budget(tokens=1_000, chars=400_000), profile="search")
+    cut = cut_of(raw, Budget(tokens=1_000, chars=400_000), profile=SEARCH_LIKE)
     assert not cut.error_mode
     assert [s.role for s in cut.segments] == ["head", "tail"]
 

@@ -9,9 +9,10 @@ Given raw text that is too large, the engine keeps
 
 and renders them inside an untrusted-data fence with exact omission markers and a notice.
 
-Shares of the budget follow the reference design (search output 70/30 head/tail, command
-output 40/60) and become error-aware when the result is an error or holds error evidence: the
-head gets at most a quarter, the tail and the error windows the rest.
+Each view passes its `TruncationProfile`: the head's share of the budget (the reference design
+gives search output 70/30 head/tail, command output 40/60) and whether error lines are
+evidence. The shares become error-aware when the result is an error or holds error evidence:
+the head gets at most a quarter, the tail and the error windows the rest.
 
 The engine never tokenizes the whole input. It measures only the regions it may keep, in
 line-aligned blocks whose counts are cached, finds each cut by bisection inside one block,
@@ -57,23 +58,37 @@ from langchain_result_layer.core.view import OmittedRange
 __all__ = [
     "ERROR_HEAD_CAP",
     "ERROR_WINDOW_SHARE",
-    "HEAD_FRACTIONS",
+    "PLAIN_TEXT_PROFILE",
     "LineIndex",
     "Segment",
     "TextTruncation",
+    "TruncationProfile",
     "omitted_between",
     "truncate_text",
 ]
 
-HEAD_FRACTIONS: dict[str, float] = {
-    "text": 0.5,
-    "search": 0.7,
-    "command": 0.4,
-    "log": 0.3,
-    "file": 0.6,
-    "json": 0.7,
-}
-"""Share of the body budget given to the head, per profile (the rest goes to the tail)."""
+
+@dataclass(frozen=True, slots=True)
+class TruncationProfile:
+    """How a view wants its text cut; each view declares its own and passes it.
+
+    Example:
+        ```python
+        search_like = TruncationProfile(head_fraction=0.7, error_evidence=False)
+        assert search_like.head_fraction == 0.7 and PLAIN_TEXT_PROFILE.error_evidence
+        ```
+    """
+
+    head_fraction: float = 0.5
+    """Share of the body budget given to the head (the rest goes to the tail)."""
+
+    error_evidence: bool = True
+    """Whether error lines in the text are evidence: they switch on the error-aware split and
+    get windows in the middle. Off for text that quotes errors without being one (search hits)."""
+
+
+PLAIN_TEXT_PROFILE = TruncationProfile()
+"""The profile of plain text: half head, half tail, error-aware."""
 
 ERROR_HEAD_CAP = 0.25
 """In error mode the head gets at most this share; the tail and windows get the rest."""
@@ -719,7 +734,7 @@ def truncate_text(
     *,
     budget: Budget,
     counter: TokenCounter,
-    profile: str = "text",
+    profile: TruncationProfile = PLAIN_TEXT_PROFILE,
     head_fraction: float | None = None,
     is_error: bool = False,
     reference: Reference | None = None,
@@ -741,8 +756,7 @@ def truncate_text(
         raw: The raw text (not yet cleaned).
         budget: Token and character bounds for the whole rendered view.
         counter: The token counter the budget is measured with.
-        profile: `text`, `search`, `command`, `log`, `file` or `json`: picks the
-            head/tail split and whether error windows apply (not for `search`).
+        profile: The view's head/tail split and whether error lines are evidence.
         head_fraction: Overrides the profile's head share (0-1).
         is_error: The tool reported an error (`status="error"`): use the error-aware split.
         reference: Reference to the stored raw result, quoted in the notice.
@@ -781,15 +795,15 @@ def truncate_text(
     if n == 0:
         return _empty(ctx, budget, counter)
     frame = _frame(raw, index, ctx, budget, counter)
-    search_like = profile == "search"
+    evidence = profile.error_evidence
     error_mode = is_error or (
-        not search_like and has_error_evidence(raw, max_chars=min(n, _ERROR_SCAN_TAIL))
+        evidence and has_error_evidence(raw, max_chars=min(n, _ERROR_SCAN_TAIL))
     )
     candidates: list[ErrorLine] = []
-    if error_windows and not search_like and frame.body_tokens > 0 and frame.body_chars > 0:
+    if error_windows and evidence and frame.body_tokens > 0 and frame.body_chars > 0:
         candidates = _error_lines(raw, frame)
         error_mode = error_mode or bool(candidates)
-    fraction = head_fraction if head_fraction is not None else HEAD_FRACTIONS.get(profile, 0.5)
+    fraction = head_fraction if head_fraction is not None else profile.head_fraction
     shares = _shares(
         head_fraction=min(1.0, max(0.0, fraction)),
         error_mode=error_mode,

@@ -25,7 +25,12 @@ from typing import ClassVar
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import fetch_call
-from langchain_result_layer.core.truncate import TextTruncation, truncate_text
+from langchain_result_layer.core.truncate import (
+    PLAIN_TEXT_PROFILE,
+    TextTruncation,
+    TruncationProfile,
+    truncate_text,
+)
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 
@@ -135,18 +140,19 @@ class TextView(ResultViewBuilder):
     """Head + error windows + tail for any text.
 
     Args:
-        profile: Split profile of the truncation engine (`text`, `command`, `search`, ...).
+        profile: How the engine cuts this view's text (head share, error evidence); plain
+            text's by default.
 
     Example:
         ```python
-        TextView(profile="command")
+        TextView(profile=TruncationProfile(head_fraction=0.4))
         ```
     """
 
     kind: ClassVar[str] = "text"
-    profile: str = "text"
+    profile: TruncationProfile = PLAIN_TEXT_PROFILE
 
-    def __init__(self, profile: str | None = None) -> None:
+    def __init__(self, profile: TruncationProfile | None = None) -> None:
         if profile is not None:
             self.profile = profile
 
