@@ -328,7 +328,7 @@ class SalienceSettings:
 DEFAULT_SETTINGS = SalienceSettings()
 
 _DIGITS_TO_ZERO = str.maketrans("123456789", "000000000")
-_DROP_DIGITS = str.maketrans("", "", "0123456789")
+_DIGIT_BYTES = b"0123456789"
 _ZEROS_RE = re.compile(r"0{2,}")
 
 
@@ -1193,7 +1193,12 @@ def _rare_before(work: _Work, verdict: int, previous: int) -> None:
     region, end = where
     first = region.first_line
     start = max(0, end - settings.rare_context, previous + 1 - first)
-    shapes = [line[:200].strip().translate(_DROP_DIGITS) for line in region.raw_lines[start:end]]
+    # The shapes as UTF-8 (the same classes: digits are single bytes), digits dropped by one
+    # `bytes.translate` over the joined lines (no line holds a "\n"): `str.translate` per
+    # line cost seven times more.
+    block = "\n".join([line[:200].strip() for line in region.raw_lines[start:end]])
+    utf8 = block.encode("utf-8", "surrogatepass")
+    shapes = utf8.translate(None, _DIGIT_BYTES).split(b"\n") if end > start else []
     counts = Counter(shapes)
     rank = 0
     for i in range(len(shapes) - 1, max(-1, len(shapes) - 1 - settings.rare_span), -1):
