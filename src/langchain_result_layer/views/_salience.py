@@ -724,13 +724,19 @@ def _candidate_lines(
     tail_at = max(start, end - full_scan_chars)
     if tail_at > start:
         tail_at = raw.rfind("\n", start, tail_at) + 1
-    positions = CORE_SIGNALS.positions(raw, start, end)
+    positions = CORE_SIGNALS.pattern_positions(raw, start, end)
+    found = set(CORE_SIGNALS.word_lines(raw, start, end))
     tail = raw[tail_at:end].lower()
-    positions.update(tail_at + at for at in ALL_SIGNALS.positions(tail))
+    starts, count = region.starts, len(region.raw_lines)
+    if len(tail) == end - tail_at:  # one character for each: the offsets are the text's
+        first = bisect.bisect_right(starts, tail_at) - 1
+        found.update(first + i for i in ALL_SIGNALS.word_lines(tail, 0, len(tail)))
+        positions.update(tail_at + at for at in ALL_SIGNALS.pattern_positions(tail))
+    else:
+        positions.update(tail_at + at for at in ALL_SIGNALS.positions(tail))
     if extra is not None:
         positions.update(m.start() for m in extra.finditer(raw, start, end))
-    starts, count = region.starts, len(region.raw_lines)
-    found = {bisect.bisect_right(starts, at) - 1 for at in positions}
+    found.update(bisect.bisect_right(starts, at) - 1 for at in positions)
     return sorted(i for i in found if 0 <= i < count)
 
 
