@@ -329,39 +329,38 @@ def _nothing_fits(
 ) -> Rendered:
     """Not even a sliver of the slice fits the budget: say so and how to read less."""
     text = _minimal(frame, retry, frame.ctx.budget)
-    view = _view(
+    return _fetched(
         frame,
         text,
         lo=at,
         hi=at,
         req_lo=req[0],
         req_hi=req[1],
-        shown_units=0,
         first_line=line,
         last_line=line,
         nxt=retry,
         truncated=True,
         replaced=replaced,
     )
-    return Rendered(content=text, view=view)
 
 
-def _view(
+def _fetched(
     frame: _Frame,
     content: str,
     *,
     lo: int,
     hi: int,
-    req_lo: int | None,
-    req_hi: int | None,
-    shown_units: int,
-    first_line: int | None,
-    last_line: int | None,
-    nxt: Reference | None,
-    truncated: bool,
-    replaced: int,
+    req_lo: int | None = None,
+    req_hi: int | None = None,
+    shown_units: int = 0,
+    first_line: int | None = None,
+    last_line: int | None = None,
+    nxt: Reference | None = None,
+    truncated: bool = False,
+    replaced: int = 0,
     cuts: Sequence[_LineCut] = (),
-) -> ResultView:
+) -> Rendered:
+    """The fetched slice `content` with its record; the defaults: nothing shown, no lines."""
     references = {"all": str(frame.base)}
     if nxt is not None:
         references["next"] = str(nxt)
@@ -389,7 +388,7 @@ def _view(
         )
         for c in cuts
     ]
-    return ResultView(
+    view = ResultView(
         kind=frame.kind,
         summary={
             "fetch": True,
@@ -421,6 +420,7 @@ def _view(
         stored=True,
         tool_name=frame.ctx.tool_name,
     )
+    return Rendered(content=content, view=view)
 
 
 _LONG_LINE_SHARE = 0.25
@@ -605,21 +605,7 @@ def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
     text = _compose(frame, fence, "", what, remark, None, at_end=not inside)
     if not _fits(text, ctx.budget, ctx):
         text = _minimal(frame, None, ctx.budget)
-    view = _view(
-        frame,
-        text,
-        lo=slice_offset,
-        hi=slice_offset,
-        req_lo=None,
-        req_hi=None,
-        shown_units=0,
-        first_line=None,
-        last_line=None,
-        nxt=None,
-        truncated=False,
-        replaced=0,
-    )
-    return Rendered(content=text, view=view)
+    return _fetched(frame, text, lo=slice_offset, hi=slice_offset)
 
 
 def _unsafe_in(text: str, total: int) -> int:
@@ -714,13 +700,12 @@ def _render_lines(
             next_span[0] = None
     if k > 0 and text is not None:
         _, _, nxt, truncated = parts(k)
-        view = _view(
+        return _fetched(
             frame,
             text,
             lo=slice_offset,
             hi=slice_offset + prefix[k],
             req_lo=slice_offset,
-            req_hi=None,
             shown_units=k,
             first_line=first_line,
             last_line=first_line + k - 1,
@@ -729,7 +714,6 @@ def _render_lines(
             replaced=replaced,
             cuts=[c for c in cuts if c.line < first_line + k],
         )
-        return Rendered(content=text, view=view)
     # Not one whole line fits: show the start of the first line, by characters.
     return _render_partial_line(frame, data, display, fence, slice_offset, first_line, replaced)
 
@@ -788,7 +772,7 @@ def _render_char_run(frame: _Frame, run: _CharRun, parts: Callable[[int], _Parts
         )
     m = run.cut(m)
     _, _, nxt, truncated = parts(m)
-    view = _view(
+    return _fetched(
         frame,
         text,
         lo=run.slice_offset,
@@ -802,7 +786,6 @@ def _render_char_run(frame: _Frame, run: _CharRun, parts: Callable[[int], _Parts
         truncated=truncated,
         replaced=run.replaced,
     )
-    return Rendered(content=text, view=view)
 
 
 def _render_partial_line(  # noqa: PLR0917
@@ -931,7 +914,7 @@ def _render_binary(
         )
     _, _, nxt, truncated = parts(r)
     n = min(len(data), r * _HEX_WIDTH)
-    view = _view(
+    return _fetched(
         frame,
         text,
         lo=slice_offset,
@@ -939,10 +922,6 @@ def _render_binary(
         req_lo=slice_offset,
         req_hi=req_hi,
         shown_units=n,
-        first_line=None,
-        last_line=None,
         nxt=nxt,
         truncated=truncated,
-        replaced=0,
     )
-    return Rendered(content=text, view=view)
