@@ -100,79 +100,49 @@ def _epoch(match: re.Match[str]) -> dt.datetime | None:
 
 _T = r"(?P<h>\d\d)[:.](?P<mi>\d\d)[:.](?P<s>\d\d)(?:[.,:](?P<frac>\d{1,9}))?"
 _T_LOOSE = r"(?P<h>\d{1,2}):(?P<mi>\d{1,2}):(?P<s>\d{1,2})(?:[.,:](?P<frac>\d{1,9}))?"
-_FORMATS: tuple[TimestampFormat, ...] = (
-    TimestampFormat(
-        "iso",
-        re.compile(
+_FORMATS: tuple[TimestampFormat, ...] = tuple(
+    TimestampFormat(name, re.compile(pattern), parse)
+    for name, parse, pattern in (
+        (
+            "iso",
+            _ymd,
             r"(?<!\d)(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)[T -]"
             + _T
-            + r"(?:Z|[+-]\d\d:?\d\d)?(?!\d)"
+            + r"(?:Z|[+-]\d\d:?\d\d)?(?!\d)",
         ),
-        _ymd,
-    ),
-    TimestampFormat(
-        "apache",
-        re.compile(
-            r"\[(?P<d>\d\d)/(?P<mon>[A-Z][a-z]{2})/(?P<y>\d{4}):" + _T + r"(?: [+-]\d{4})?\]"
+        (
+            "apache",
+            _month_name,
+            r"\[(?P<d>\d\d)/(?P<mon>[A-Z][a-z]{2})/(?P<y>\d{4}):" + _T + r"(?: [+-]\d{4})?\]",
         ),
-        _month_name,
-    ),
-    TimestampFormat(
-        "ctime",
-        re.compile(
+        (
+            "ctime",
+            _month_name,
             r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>[A-Z][a-z]{2}) +(?P<d>\d{1,2}) "
             + _T
-            + r" (?P<y>\d{4})"
+            + r" (?P<y>\d{4})",
         ),
-        _month_name,
-    ),
-    TimestampFormat(
-        "syslog",
-        re.compile(
+        (
+            "syslog",
+            _month_name,
             r"(?<![\w])(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(?P<d>\d{1,2})"
-            r"(?: (?P<y>\d{4}))? " + _T
+            r"(?: (?P<y>\d{4}))? " + _T,
         ),
-        _month_name,
-    ),
-    TimestampFormat(
-        "healthapp",
-        re.compile(r"(?<!\d)(?P<y>\d{4})(?P<mo>\d\d)(?P<d>\d\d)-" + _T_LOOSE),
-        _ymd,
-    ),
-    TimestampFormat(
-        "slash-date",
-        re.compile(r"(?<![\d/])(?P<y>\d\d)/(?P<mo>\d\d)/(?P<d>\d\d) " + _T),
-        _ymd,
-    ),
-    TimestampFormat(
-        "us-date",
-        re.compile(r"(?<![\d/])(?P<mo>\d\d)/(?P<d>\d\d)/(?P<y>\d{4})[ :]" + _T),
-        _ymd,
-    ),
-    TimestampFormat(
-        "android",
-        re.compile(r"(?<![\d-])(?P<mo>\d\d)-(?P<d>\d\d) " + _T),
-        _no_year,
-    ),
-    TimestampFormat(
-        "hdfs",
-        re.compile(
+        ("healthapp", _ymd, r"(?<!\d)(?P<y>\d{4})(?P<mo>\d\d)(?P<d>\d\d)-" + _T_LOOSE),
+        ("slash-date", _ymd, r"(?<![\d/])(?P<y>\d\d)/(?P<mo>\d\d)/(?P<d>\d\d) " + _T),
+        ("us-date", _ymd, r"(?<![\d/])(?P<mo>\d\d)/(?P<d>\d\d)/(?P<y>\d{4})[ :]" + _T),
+        ("android", _no_year, r"(?<![\d-])(?P<mo>\d\d)-(?P<d>\d\d) " + _T),
+        (
+            "hdfs",
+            _ymd,
             r"^(?P<y>\d\d)(?P<mo>[01]\d)(?P<d>[0-3]\d) "
-            r"(?P<h>[0-2]\d)(?P<mi>[0-5]\d)(?P<s>[0-5]\d)\b"
+            r"(?P<h>[0-2]\d)(?P<mi>[0-5]\d)(?P<s>[0-5]\d)\b",
         ),
-        _ymd,
-    ),
-    TimestampFormat(
-        "time",
-        re.compile(r"^\[?" + _T + r"\b"),
-        _no_year,
-    ),
-    TimestampFormat(
-        "epoch",
-        re.compile(r"(?<![\d.])\[?(?P<epoch>1\d{9}(?:\d{3})?(?:\.\d+)?)\]?(?![\d.])"),
-        _epoch,
-    ),
+        ("time", _no_year, r"^\[?" + _T + r"\b"),
+        ("epoch", _epoch, r"(?<![\d.])\[?(?P<epoch>1\d{9}(?:\d{3})?(?:\.\d+)?)\]?(?![\d.])"),
+    )
 )
+"""The formats, tried in this order: name, parser, pattern of a line's prefix."""
 
 
 def detect_format(lines: Sequence[str]) -> TimestampFormat | None:
