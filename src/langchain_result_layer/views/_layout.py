@@ -50,6 +50,7 @@ __all__ = [
     "largest_fitting",
     "minimal_text",
     "new_fence",
+    "render_fitting",
     "render_largest",
     "stamp_view",
 ]
@@ -421,6 +422,53 @@ def stamp_view(view: ResultView, text: str, ctx: ViewContext) -> ResultView:
     return view
 
 
+def render_fitting(
+    build: Callable[[int], tuple[ResultView, str]],
+    ctx: ViewContext,
+    *,
+    lo: int,
+    hi: int,
+    guess: int | None = None,
+) -> Rendered | None:
+    r"""Render the most detailed level in `[lo, hi]` that fits `ctx.budget` (`largest_fitting`).
+
+    Args:
+        build: The record and the final text of a detail level; the text must grow (weakly)
+            with the level.
+        ctx: The view context.
+        lo: The least detailed level.
+        hi: The most detailed level.
+        guess: An estimate of the level that fits.
+
+    Returns:
+        The rendered view, stamped (`stamp_view`), or `None` when not even `lo` fits.
+
+    Example:
+        ```python
+        def build(level: int) -> tuple[ResultView, str]:
+            return ResultView(kind="text"), "line\n" * level
+
+        shown = render_fitting(build, ctx, lo=1, hi=100_000)
+        assert shown is not None and ctx.counter.count(shown.content) <= ctx.budget.tokens
+        assert render_fitting(build, ctx, lo=100_000, hi=100_000) is None
+        ```
+    """
+    views: dict[int, ResultView] = {}
+
+    def text_at(level: int) -> str:
+        view, text = build(level)
+        views[level] = view
+        return text
+
+    chosen = largest_fitting(
+        text_at, lo=lo, hi=hi, budget=ctx.budget, counter=ctx.counter, guess=guess
+    )
+    if chosen is None:
+        return None
+    level, text = chosen
+    return Rendered(content=text, view=stamp_view(views[level], text, ctx))
+
+
 def render_largest(
     build: Callable[[int], tuple[ResultView, str]],
     ctx: ViewContext,
@@ -429,7 +477,7 @@ def render_largest(
     facts: str | Callable[[ResultView], str],
     guess: int | None = None,
 ) -> Rendered:
-    r"""Render the most detailed level of a view that fits `ctx.budget` (`largest_fitting`).
+    r"""Render the most detailed level of a view that fits `ctx.budget` (`render_fitting`).
 
     When not even level 0 fits, the model gets `minimal_text` (the facts and the reference)
     with level 0's record.
@@ -456,19 +504,9 @@ def render_largest(
         assert shown.content.count("line") > 100  # as much as fits
         ```
     """
-    views: dict[int, ResultView] = {}
-
-    def text_at(level: int) -> str:
-        view, text = build(level)
-        views[level] = view
-        return text
-
-    chosen = largest_fitting(
-        text_at, lo=0, hi=levels, budget=ctx.budget, counter=ctx.counter, guess=guess
-    )
-    if chosen is None:
-        view = views[0] if 0 in views else build(0)[0]
-        text = minimal_text(ctx, facts if isinstance(facts, str) else facts(view))
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
-    level, text = chosen
-    return Rendered(content=text, view=stamp_view(views[level], text, ctx))
+    shown = render_fitting(build, ctx, lo=0, hi=levels, guess=guess)
+    if shown is not None:
+        return shown
+    view = build(0)[0]
+    text = minimal_text(ctx, facts if isinstance(facts, str) else facts(view))
+    return Rendered(content=text, view=stamp_view(view, text, ctx))

@@ -54,7 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from langchain_result_layer.core.jsonable import parse_would_exceed, to_json_text, to_jsonable
 from langchain_result_layer.core.normalize import clean_for_display
@@ -75,9 +75,9 @@ from langchain_result_layer.views._layout import (
     footer_text,
     header_text,
     human_size,
-    largest_fitting,
-    minimal_text,
     new_fence,
+    render_fitting,
+    render_largest,
     stamp_view,
 )
 from langchain_result_layer.views._tabular import looks_like_rows
@@ -93,6 +93,11 @@ from langchain_result_layer.views.base import (
 )
 from langchain_result_layer.views.blocks import is_content_block_list
 from langchain_result_layer.views.text import TextView, utf8_length
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from langchain_result_layer.views.slices import SliceAt
 
 __all__ = ["JsonView", "format_path", "resolve_path"]
 
@@ -128,15 +133,17 @@ _PATH_TOKEN_RE = re.compile(
 _WS_RE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR_RE = re.compile(r"[ \t\n\r,]*")
 _DECODER = json.JSONDecoder()
-_A_TYPE = {
-    "null": "null",
-    "bool": "a bool",
-    "int": "an int",
-    "float": "a float",
-    "str": "a string",
-    "array": "an array",
-    "object": "an object",
-}
+_JSON_TYPES: tuple[tuple[type, str, str], ...] = (
+    (type(None), "null", "null"),
+    (bool, "bool", "a bool"),
+    (int, "int", "an int"),
+    (float, "float", "a float"),
+    (str, "str", "a string"),
+    (list, "array", "an array"),
+)
+"""Python type of a parsed JSON value, its JSON type name, and the name with its article;
+most specific first (`bool` before `int`). Anything else is an object."""
+_OBJECT_TYPE = ("object", "an object")
 
 Part: TypeAlias = str | int
 Parts: TypeAlias = tuple[Part, ...]
@@ -288,20 +295,13 @@ def _shown_keys(value: dict[str, Any]) -> str:
     )
 
 
+def _type_names(value: Any) -> tuple[str, str]:
+    """The JSON type name of a parsed value, and the name with its article."""
+    return next(((n, a) for t, n, a in _JSON_TYPES if isinstance(value, t)), _OBJECT_TYPE)
+
+
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return _type_names(value)[0]
 
 
 def _compact(value: Any) -> str:
@@ -896,27 +896,18 @@ class JsonView(ResultViewBuilder):
         n_e, n_i = len(entry_lines), len(item_lines)
         spans = _spans_of(data, raw)
         text_info = _Raw(raw)
-        views: dict[int, ResultView] = {}
 
-        def build(level: int) -> str:
+        def build(level: int) -> tuple[ResultView, str]:
             e = min(level, n_e)
             i = max(0, level - n_e)
             view = self._view(ctx, data, raw=text_info, n_entries=e, n_items=i, spans=spans)
-            views[level] = view
-            return self._compose(view, ctx, fence).render(fence)
+            return view, self._compose(view, ctx, fence).render(fence)
 
-        chosen = largest_fitting(
-            build, lo=0, hi=n_e + n_i, budget=ctx.budget, counter=ctx.counter, guess=min(n_e, 40)
-        )
-        if chosen is None:
-            view = self._view(ctx, data, raw=text_info, n_entries=0, n_items=0, spans=spans)
+        def facts(view: ResultView) -> str:
             total = int(view.summary["chars"])
-            text = minimal_text(
-                ctx, f"JSON, {plural(total, 'char')}; {view.omitted_chars:,} chars not shown"
-            )
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        level, text = chosen
-        return Rendered(content=text, view=stamp_view(views[level], text, ctx))
+            return f"JSON, {plural(total, 'char')}; {view.omitted_chars:,} chars not shown"
+
+        return render_largest(build, ctx, levels=n_e + n_i, facts=facts, guess=min(n_e, 40))
 
     def _view(
         self,
@@ -1162,15 +1153,7 @@ class JsonView(ResultViewBuilder):
         )
 
     def render_slice(
-        self,
-        data: str | bytes,
-        *,
-        reference: Reference,
-        slice_start_line: int | None,
-        slice_offset: int,
-        record_size: int,
-        record_lines: int,
-        ctx: ViewContext,
+        self, data: str | bytes, *, ctx: ViewContext, **at: Unpack[SliceAt]
     ) -> Rendered | None:
         """Resolve `?path=` on a whole record read by the caller and show that value or page.
 
@@ -1178,9 +1161,9 @@ class JsonView(ResultViewBuilder):
         cannot be resolved gives a short notice whose view has `status="error"`; other ranges
         use the plain text slice (`None`). The fetch tool uses `fetch_slice`.
         """
+        reference, record_size = at["reference"], at["record_size"]
         if reference.path is None or not isinstance(data, str):
             return None
-        del slice_start_line, slice_offset, record_lines
         arrays = ARRAY_INDEX.arrays(reference.record_id, data)
         try:
             return self._serve(_streamed(data, arrays), data, reference, record_size, ctx)
@@ -1213,7 +1196,7 @@ class JsonView(ResultViewBuilder):
         if not isinstance(value, (list, LazyArray)):
             size = f" with {plural(len(value), 'key')}" if isinstance(value, dict) else ""
             msg = (
-                f"{shown_where} is {_A_TYPE[_type_name(value)]}{size}, not an array: page and "
+                f"{shown_where} is {_type_names(value)[1]}{size}, not an array: page and "
                 f"page_size (and slices [a:b]) page through an array's elements. Fetch it "
                 f"with ?path={where if _safe_path(where) else '...'} and no page"
                 + (", or one of its keys by path" if isinstance(value, dict) else "")
@@ -1302,16 +1285,13 @@ class JsonView(ResultViewBuilder):
                 return []
             return raw.omitted([(first[0], last[1])])
 
-        views: dict[int, ResultView] = {}
-
-        def build(m: int) -> str:
+        def build(m: int) -> tuple[ResultView, str]:
             full = m == asked
             nxt = page.next_after(base, lo + m, full) if base is not None else None
             omitted = omitted_for(m)
             view = self._page_view(
                 page, ctx, m=m, nxt=nxt, omitted=omitted, record_size=record_size, raw=raw
             )
-            views[m] = view
             follow = page.base_stop - (lo + m)
             header = (
                 f"[JSON array {page.where()}, {plural(len(page.array), 'element')}: page "
@@ -1331,15 +1311,10 @@ class JsonView(ResultViewBuilder):
                 )
             refs: list[tuple[str, Reference | str]] = [("Next page", nxt)] if nxt else []
             footer = footer_text(ctx, omitted=said, references=refs)
-            return f"{header}\n{fence.wrap(chr(10).join(lines[:m]))}\n{footer}"
+            return view, f"{header}\n{fence.wrap(chr(10).join(lines[:m]))}\n{footer}"
 
-        chosen = largest_fitting(
-            build, lo=1, hi=min(asked, len(lines)), budget=ctx.budget, counter=ctx.counter
-        )
-        if chosen is not None:
-            m, text = chosen
-            return Rendered(content=text, view=stamp_view(views[m], text, ctx))
-        return self._render_cut_element(page, raw, record_size, ctx)
+        shown = render_fitting(build, ctx, lo=1, hi=min(asked, len(lines)))
+        return shown or self._render_cut_element(page, raw, record_size, ctx)
 
     def _render_cut_element(
         self, page: _Page, raw: _Raw, record_size: int, ctx: ViewContext
@@ -1354,9 +1329,8 @@ class JsonView(ResultViewBuilder):
         span = spans.get((*page.parts, i)) if spans else None
         exact = span is not None and raw.text[span[0] : span[1]] == body
         fence = new_fence(body)
-        views: dict[int, ResultView] = {}
 
-        def build(limit: int) -> str:
+        def build(limit: int) -> tuple[ResultView, str]:
             shown, was_cut = clip(body, limit)
             kept = len(shown) - 1 if was_cut else len(shown)  # element chars before the "…"
             omitted: list[OmittedRange] = []
@@ -1365,7 +1339,6 @@ class JsonView(ResultViewBuilder):
             view = self._page_view(
                 page, ctx, m=0, nxt=nxt, omitted=omitted, record_size=record_size, raw=raw, cut=i
             )
-            views[limit] = view
             header = (
                 f"[JSON array {page.where()}, {plural(len(page.array), 'element')}: element "
                 f"[{i}] alone is too large for this budget, so it is shown cut: its first "
@@ -1386,14 +1359,11 @@ class JsonView(ResultViewBuilder):
                 refs.append(("Next page", nxt))
             footer = footer_text(ctx, omitted=rest, references=refs)
             line = f"[{i}] {clean_for_display(shown)}"
-            return f"{header}\n{fence.wrap(line)}\n{footer}"
+            return view, f"{header}\n{fence.wrap(line)}\n{footer}"
 
-        chosen = largest_fitting(
-            build, lo=2, hi=max(2, len(body) - 1), budget=ctx.budget, counter=ctx.counter
-        )
-        if chosen is not None:
-            limit, text = chosen
-            return Rendered(content=text, view=stamp_view(views[limit], text, ctx))
+        fitted = render_fitting(build, ctx, lo=2, hi=max(2, len(body) - 1))
+        if fitted is not None:
+            return fitted
         calls = []
         if own is not None:
             calls.append(f"element: {fetch_call(own, tool_name=ctx.fetch_tool_name)}")
