@@ -1,15 +1,19 @@
 """The guard's cheap bounds of raw results never change a decision.
 
-New large text is first bounded by its UTF-8 length (a tiktoken count never exceeds it, and
-the approximate estimate is capped at it) and counted only when the bounds say the request
-may pass the trigger. These tests hold that to account: the bound is a bound, for any text;
-and a guard that bounds decides exactly what a guard that counts everything decides, on
+New large text is first bounded (ASCII text under `o200k_base` or `cl100k_base` by the
+pre-token bound of `core.token_bounds`, anything else by its UTF-8 length: a tiktoken count
+never exceeds it, and the approximate estimate is capped at it) and counted only when the
+bounds say the request may pass the trigger. These tests hold that to account: the bound is a
+bound, for any text, including text built to defeat its argument (contractions that cut
+letter runs, case humps, prefixes after punctuation, digit runs, every kind of blank); and a
+guard that bounds decides exactly what a guard that counts everything decides, on
 conversations of raw results of every size around the trigger.
 """
 
 from __future__ import annotations
 
 import random
+import string
 import warnings
 from collections.abc import Iterator
 
@@ -20,7 +24,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from langchain_result_layer import ResultLayer
 from langchain_result_layer.adapters._messages import RequestCounter
-from langchain_result_layer.core.tokens import ApproximateTokenCounter, TiktokenCounter
+from langchain_result_layer.core.token_bounds import PretokenBound, pretoken_bound_for
+from langchain_result_layer.core.tokens import (
+    ApproximateTokenCounter,
+    TiktokenCounter,
+    load_offline_encoding,
+)
 from tests.integration.helpers import RNG, seeded_secrets
 
 TIKTOKEN = TiktokenCounter()
@@ -40,6 +49,134 @@ def test_the_bound_is_never_below_the_count(text: str) -> None:
         bound = RequestCounter(counter).upper_bound(text)
         assert bound is not None
         assert counter.count(text) <= bound
+
+
+ENCODINGS = [
+    name
+    for name in ("o200k_base", "cl100k_base")
+    if load_offline_encoding(name) is not None  # cl100k_base needs the `encodings` extra
+]
+
+# Pieces that probe each step of the argument: contractions that cut a letter run ("'stuff",
+# "don'tcha"), case humps ("fooBar"), prefixes after letters, digits and newlines (".abc",
+# "1.abc", "\n.abc") and after blanks (" .abc", "\t.abc"), punctuation runs ("..foo"),
+# digit runs of every length, blanks the pattern treats apart (\r, \x0b, \x1c-\x1f), and
+# the letters that are not in the bound's set (g, j, q, x, z).
+_PIECES = [
+    "it's",
+    "'s",
+    "'stuff",
+    "don'tcha",
+    "'re",
+    "'LL",
+    "'d",
+    "a.b",
+    " (x",
+    "(x",
+    "aB",
+    "ABc",
+    "fooBar",
+    "HTTPServer",
+    " the",
+    " qjxz",
+    "gjqxz",
+    "\n.abc",
+    "x:\n.abc",
+    "1.abc",
+    " .abc",
+    "\t.abc",
+    "..foo",
+    "./a",
+    "_a",
+    "=a",
+    " [worker-3]",
+    "'",
+    "''s",
+    "  ",
+    "   ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1f",
+    "\x00",
+    "\x7f",
+    "0",
+    "12",
+    "123",
+    "1234",
+    "1234567",
+    "2024-05-01 10:00:00",
+    " 42",
+    "a1b2",
+    "\u00e9t\u00e9",
+    "\U0001f600",
+]
+ascii_letters = st.text(alphabet=string.ascii_letters + " '.-_(\n", max_size=400)
+adversarial = st.lists(st.sampled_from(_PIECES) | st.text(max_size=3), max_size=120).map("".join)
+printable = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=400)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(adversarial, ascii_letters, printable))
+def test_the_pretoken_bound_is_never_below_the_count(name: str, text: str) -> None:
+    encoding = load_offline_encoding(name)
+    assert encoding is not None
+    bound = pretoken_bound_for(encoding)
+    assert bound is not None
+    exact = len(encoding.encode_ordinary(text))
+    upper = bound.upper(text)
+    assert exact <= upper <= len(text.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_the_pretoken_bound_is_tighter_than_the_length_on_real_logs(name: str) -> None:
+    encoding = load_offline_encoding(name)
+    assert encoding is not None
+    bound = pretoken_bound_for(encoding)
+    assert bound is not None
+    log = "".join(
+        f"2024-05-01 10:{i % 60:02d}:{i % 59:02d} INFO [worker-{i % 7}] compiling "
+        f"module_{i}.c with flags -O2 -Wall: ok\n"
+        for i in range(400)
+    )
+    exact = len(encoding.encode_ordinary(log))
+    assert exact <= bound.upper(log) <= 0.85 * len(log)  # the length is about 2.5x the count
+
+
+def test_no_pretoken_bound_for_other_patterns_or_vocabularies() -> None:
+    class OtherPattern:
+        _pat_str = r"\S+|\s+"
+
+        def encode_single_token(self, text: bytes) -> int:
+            return 0
+
+    assert PretokenBound.for_encoding(OtherPattern()) is None
+    encoding = load_offline_encoding("o200k_base")
+    assert encoding is not None
+
+    class NoDigits:
+        _pat_str = encoding._pat_str
+
+        def encode_single_token(self, text: bytes) -> int:
+            if text.isdigit() and len(text) == 3:
+                raise KeyError(text)  # three-digit numbers are not single tokens here
+            return 0
+
+    assert PretokenBound.for_encoding(NoDigits()) is None
+
+
+def test_a_bound_built_from_checked_sets_counts_runs_digits_and_prefixes() -> None:
+    bound = PretokenBound(letters="abc", prefixes=".")
+    # ".abc" after a letter and " abc" are runs with their prefix: 11 bytes, 3 runs, so
+    # (2 * 11 + 3) // 3 = 8; digits: "1234" is two pre-tokens.
+    assert bound.upper("abc.abc abc") == 8
+    assert bound.upper("1234") == 2
+    assert bound.upper("x'abc") == 1 + 1 + (2 * 3 + 1) // 3 + 1  # x, ', run abc, apostrophe
+    assert bound.upper("h\u00e9llo") == len("h\u00e9llo".encode())  # not ASCII: the length
 
 
 def test_lone_surrogates_are_bounded_too() -> None:

@@ -61,10 +61,12 @@ from langchain_result_layer.adapters._markers import MarkerSigner, raw_marker
 from langchain_result_layer.core.budget import DEFAULT_IMAGE_TOKENS
 from langchain_result_layer.core.guard import MessageRecord, Role
 from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
+from langchain_result_layer.core.token_bounds import PretokenBound, pretoken_bound_for
 from langchain_result_layer.core.tokens import (
     ApproximateTokenCounter,
     TiktokenCounter,
     TokenCounter,
+    load_offline_encoding,
 )
 from langchain_result_layer.stores.base import Principal
 from langchain_result_layer.views import JsonView, TextView
@@ -117,6 +119,17 @@ def _bytes_bound_counts(counter: TokenCounter) -> bool:
     """
     count = getattr(type(counter), "count", None)
     return count is TiktokenCounter.count or count is ApproximateTokenCounter.count
+
+
+def _pretoken_bound_of(counter: TokenCounter) -> PretokenBound | None:
+    """The pre-token bound of a tiktoken counter's encoding (`None` for other counters)."""
+    if not isinstance(counter, TiktokenCounter) or type(counter).count is not TiktokenCounter.count:
+        return None
+    try:
+        encoding = load_offline_encoding(counter.encoding_name)
+    except Exception:  # no data: the byte length still bounds the count
+        return None
+    return pretoken_bound_for(encoding) if encoding is not None else None
 
 
 def layer_marker(message: BaseMessage) -> Mapping[str, Any]:
@@ -358,6 +371,8 @@ class RequestCounter:
         self.max_entries = max_entries
         self.signer = signer
         self._bounded = _bytes_bound_counts(counter)
+        self._pretoken_bound: PretokenBound | bool | None = False
+        """The encoding's `PretokenBound` (`False`: not looked up yet; `None`: there is none)."""
         self._by_obj: dict[int, tuple[weakref.ref[BaseMessage], Any, Any, Scope, MessageInfo]] = {}
         self._by_key: dict[tuple[Any, ...], MessageInfo] = {}
         self._text: dict[tuple[int, int], int] = {}
@@ -411,9 +426,10 @@ class RequestCounter:
         """A provable upper bound of `text`'s tokens, when one is cheaper than counting.
 
         For tiktoken encodings every token spans at least one UTF-8 byte, so the UTF-8
-        length bounds the count (an ASCII text's length, in O(1)); the approximate counter
-        never estimates more than that length either. Short texts and other counters (a chat
-        model's own) get `None`: count them.
+        length bounds the count; for ASCII text under `o200k_base` or `cl100k_base` the
+        pre-token bound (`core.token_bounds`, about 0.8 of the length on logs) is used. The
+        approximate counter never estimates more than the UTF-8 length either. Short texts
+        and other counters (a chat model's own) get `None`: count them.
 
         Args:
             text: The text.
@@ -423,6 +439,11 @@ class RequestCounter:
         """
         if not self._bounded or len(text) < _BOUND_MIN_CHARS:
             return None
+        bound = self._pretoken_bound
+        if bound is False:
+            bound = self._pretoken_bound = _pretoken_bound_of(self.counter)
+        if isinstance(bound, PretokenBound):
+            return bound.upper(text)
         if text.isascii():
             return len(text)
         return len(text.encode("utf-8", "surrogatepass"))
