@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_result_layer.adapters._context import ToolResult
+from langchain_result_layer.adapters._context import ResultCall, ToolResult
 from langchain_result_layer.adapters._markers import MarkerSigner
 from langchain_result_layer.config import GuardSettings, ToolPolicy, coerce_policy
 from langchain_result_layer.core.budget import (
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage, ToolMessage
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
+    from typing_extensions import Unpack
 
     from langchain_result_layer.adapters._messages import RequestCounter
     from langchain_result_layer.adapters.budget_guard import BudgetGuard
@@ -653,12 +654,7 @@ class ResultLayer:
         return message
 
     def process_tool_message(
-        self,
-        message: ToolMessage,
-        config: RunnableConfig | None = None,
-        *,
-        siblings: int = 1,
-        store: object = None,
+        self, message: ToolMessage, config: RunnableConfig | None = None, **call: Unpack[ResultCall]
     ) -> ToolMessage:
         """Apply the per-result layer to one `ToolMessage`.
 
@@ -670,10 +666,9 @@ class ResultLayer:
         Args:
             message: The tool message.
             config: The runnable config (for the principal); the current one by default.
-            siblings: How many results the same model turn produced (parallel tool calls
-                share `turn_fraction` of the window).
-            store: The graph's store of this run (`runtime.store`), used when the layer has
-                no store of its own.
+            **call: `siblings` (how many results the same model turn produced: parallel tool
+                calls share `turn_fraction` of the window) and `store` (the graph's store of
+                this run, `runtime.store`, used when the layer has no store of its own).
 
         Returns:
             The processed message.
@@ -687,7 +682,7 @@ class ResultLayer:
             assert layer.token_counter.count(msg.text) <= layer.result_budget.tokens
             ```
         """
-        result = ToolResult(self._check(message), config=config, siblings=siblings, store=store)
+        result = ToolResult(self._check(message), config=config, **call)
         processed: ToolMessage = self.process_result(result)
         return processed
 
@@ -813,12 +808,7 @@ class ResultLayer:
         return self._fetch_tool is not None and self._fetch_tool is tool
 
     async def aprocess_tool_message(
-        self,
-        message: ToolMessage,
-        config: RunnableConfig | None = None,
-        *,
-        siblings: int = 1,
-        store: object = None,
+        self, message: ToolMessage, config: RunnableConfig | None = None, **call: Unpack[ResultCall]
     ) -> ToolMessage:
         """Async twin of `process_tool_message` (same arguments; never blocks the event loop).
 
@@ -828,7 +818,7 @@ class ResultLayer:
             assert layer.is_processed(msg)
             ```
         """
-        result = ToolResult(self._check(message), config=config, siblings=siblings, store=store)
+        result = ToolResult(self._check(message), config=config, **call)
         processed: ToolMessage = await self.aprocess_result(result)
         return processed
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from langchain_result_layer.config import GuardSettings
 
@@ -45,7 +45,25 @@ if TYPE_CHECKING:
     from langchain_result_layer.pipeline import ResultPipeline
     from langchain_result_layer.stores.base import Principal, ResultStore
 
-__all__ = ["GuardContext", "MiddlewareContext", "ResultProcessor", "ToolResult"]
+__all__ = ["GuardContext", "MiddlewareContext", "ResultCall", "ResultProcessor", "ToolResult"]
+
+
+class ResultCall(TypedDict, total=False):
+    """What `ResultLayer.process_tool_message` takes besides the message and config.
+
+    Every key is optional; `aprocess_tool_message` takes the same.
+
+    Example:
+        ```python
+        call: ResultCall = {"siblings": 2}  # two parallel results share the turn's room
+        assert layer.is_processed(layer.process_tool_message(tool_message, **call))
+        ```
+    """
+
+    siblings: int
+    """How many results the same model turn produced (they share `turn_fraction`)."""
+    store: object
+    """The graph's store of the run (`runtime.store`), used when the layer has none."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,19 +34,10 @@ layer has none of its own.
 
 Example:
     ```python
-    from langchain_core.tools import tool
-    from langchain_result_layer import ResultLayer
     from langchain_result_layer.adapters.budget_guard import BudgetGuard
 
-    @tool
-    def read_log(name: str) -> str:
-        "Read a build log."
-        return " ".join(f"{name} step {i}: ok" for i in range(2_000))
-
-    layer = ResultLayer(context_window=128_000, store="memory")
-    tools = layer.wrap_tools([read_log]) + [layer.fetch_tool]
-    guard = BudgetGuard(layer, system_prompt="You are a careful analyst.", tools=tools)
-    assert guard.overhead() > 0  # the prompt and the tool schemas are counted
+    guard = BudgetGuard(layer, system_prompt="You are a careful analyst.", tools=[layer.fetch_tool])
+    assert guard.overhead() > 0  # the prompt and the tool schema are counted
     # As a node before the model of a custom StateGraph, or LangGraph's (deprecated)
     # create_react_agent(model, tools, prompt=..., pre_model_hook=guard).
     update = guard.run({"messages": [("user", "Why did the build fail?")]}, {})
@@ -59,7 +50,7 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -97,17 +88,41 @@ from langchain_result_layer.errors import ContextBudgetExceeded
 from langchain_result_layer.stores.base import Principal
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from langchain_result_layer.layer import ResultLayer
 
 __all__ = [
     "BudgetGuard",
     "ContextBudgetWarning",
+    "GuardCall",
     "GuardResult",
     "make_budget_guard",
     "request_counter_for",
 ]
 
 logger = logging.getLogger(__name__)
+
+
+class GuardCall(TypedDict, total=False):
+    """What one `BudgetGuard.guard` / `aguard` call takes besides the messages (all optional).
+
+    Example:
+        ```python
+        call: GuardCall = {"system": "Be brief.", "tools": [layer.fetch_tool]}
+        assert not layer.budget_guard.guard([tool_message], **call).changed
+        ```
+    """
+
+    config: RunnableConfig | None
+    """The runnable config (principal and thread of the run)."""
+    system: str | BaseMessage | None
+    """The system prompt sent apart from the messages (default: the guard's)."""
+    tools: Sequence[Any] | None
+    """The tools bound to the model (default: the guard's)."""
+    store: object
+    """The graph's store for this run (`runtime.store`), used when the layer has no store of
+    its own (default: the current graph run's, if any)."""
 
 
 class ContextBudgetWarning(UserWarning):
@@ -390,10 +405,10 @@ class BudgetGuard(GraphNode):
         self,
         messages: Sequence[BaseMessage],
         *,
-        config: RunnableConfig | None,
-        system: str | BaseMessage | None,
-        tools: Sequence[Any] | None,
-        store: object,
+        config: RunnableConfig | None = None,
+        system: str | BaseMessage | None = None,
+        tools: Sequence[Any] | None = None,
+        store: object = None,
     ) -> Steps[GuardResult]:
         """One guard run, its I/O yielded (`guard` and `aguard` drive it)."""
         run, total, exact = self._start(
@@ -433,24 +448,13 @@ class BudgetGuard(GraphNode):
         self._check_overflow(result)
         return result
 
-    def guard(
-        self,
-        messages: Sequence[BaseMessage],
-        *,
-        config: RunnableConfig | None = None,
-        system: str | BaseMessage | None = None,
-        tools: Sequence[Any] | None = None,
-        store: object = None,
-    ) -> GuardResult:
+    def guard(self, messages: Sequence[BaseMessage], **call: Unpack[GuardCall]) -> GuardResult:
         """Run the guard on a request.
 
         Args:
             messages: The conversation (state messages).
-            config: The runnable config (principal and thread of the run).
-            system: The system prompt sent apart from the messages (default: the guard's).
-            tools: The tools bound to the model (default: the guard's).
-            store: The graph's store for this run (`runtime.store`), used when the layer has
-                no store of its own (default: the current graph run's, if any).
+            **call: The run's config, system prompt, bound tools and graph store
+                (`GuardCall`; each defaults to the guard's own or the current graph run's).
 
         Returns:
             What to send and what to write back.
@@ -466,16 +470,10 @@ class BudgetGuard(GraphNode):
             assert result.tokens_before == result.tokens_after  # under the trigger
             ```
         """
-        return drive(self._steps(messages, config=config, system=system, tools=tools, store=store))
+        return drive(self._steps(messages, **call))
 
     async def aguard(
-        self,
-        messages: Sequence[BaseMessage],
-        *,
-        config: RunnableConfig | None = None,
-        system: str | BaseMessage | None = None,
-        tools: Sequence[Any] | None = None,
-        store: object = None,
+        self, messages: Sequence[BaseMessage], **call: Unpack[GuardCall]
     ) -> GuardResult:
         """Async twin of `guard` (same arguments; the store's async API, rendering in a thread).
 
@@ -485,8 +483,7 @@ class BudgetGuard(GraphNode):
             assert not result.changed
             ```
         """
-        steps = self._steps(messages, config=config, system=system, tools=tools, store=store)
-        return await adrive(steps)
+        return await adrive(self._steps(messages, **call))
 
     # ------------------------------------------------------------------ node
 

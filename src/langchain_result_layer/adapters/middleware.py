@@ -29,6 +29,8 @@ Example:
     from langchain_result_layer import ResultLayerMiddleware, ScriptedChatModel
     from langchain_result_layer.scripted import ai_tool_calls, tool_call
 
+    middleware = ResultLayerMiddleware(context_window=128_000, store="sqlite:///results.db")
+
     @tool
     def search(query: str) -> str:
         "Search the docs."
@@ -38,7 +40,6 @@ Example:
         script=[ai_tool_calls(tool_call("search", {"query": "x"}, id="c1")), "done"],
         max_input_tokens=128_000,
     )
-    middleware = ResultLayerMiddleware(context_window=128_000, store="sqlite:///results.db")
     agent = create_agent(model, [search], middleware=[middleware])
     out = agent.invoke({"messages": [("user", "find it")]})
     result = next(m for m in out["messages"] if isinstance(m, ToolMessage))
@@ -71,7 +72,7 @@ from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.adapters._messages import parallel_calls
 from langchain_result_layer.adapters._outputs import aprocess_output, process_output
 from langchain_result_layer.adapters._placeholders import make_placeholder
-from langchain_result_layer.adapters.budget_guard import BudgetGuard, GuardResult
+from langchain_result_layer.adapters.budget_guard import BudgetGuard, GuardCall, GuardResult
 from langchain_result_layer.adapters.tool_wrapper import tool_siblings
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.errors import MiddlewareOrderWarning
@@ -99,7 +100,7 @@ def _turn_siblings(request: ToolCallRequest) -> Iterator[None]:
         tool_siblings.reset(token)
 
 
-def _guard_args(request: ModelRequest[Any]) -> dict[str, Any]:
+def _guard_args(request: ModelRequest[Any]) -> GuardCall:
     """What the guard needs of a model request besides its messages."""
     return {
         "config": _request_config(request),

@@ -197,16 +197,16 @@ class ResultLayerTool(BaseTool):
 
     Example:
         ```python
-        from langchain_core.tools import tool
+        from langchain_core.tools import StructuredTool
 
-        @tool
-        def run_sql(query: str) -> str:
-            "Run a query."
-            return " ".join(f"row {i}" for i in range(50_000))
-
-        wrapped = layer.wrap_tool(run_sql)
-        msg = wrapped.invoke({"name": "run_sql", "args": {"query": "select 1"}, "id": "c1",
-                              "type": "tool_call"})
+        rows = StructuredTool.from_function(
+            lambda query: " ".join(f"row {i}" for i in range(50_000)),
+            name="run_sql",
+            description="Run a query.",
+        )
+        wrapped = layer.wrap_tool(rows)
+        call = {"name": "run_sql", "args": {"query": "select 1"}, "id": "c1"}
+        msg = wrapped.invoke({**call, "type": "tool_call"})
         assert isinstance(wrapped, ResultLayerTool) and layer.is_processed(msg)
         ```
     """
@@ -408,13 +408,10 @@ def unwrap_tool(tool: BaseTool) -> BaseTool:
 
     Example:
         ```python
-        from langchain_core.tools import tool
+        from langchain_core.tools import StructuredTool
 
-        @tool
-        def search(query: str) -> str:
-            "Search the docs."
-            return "no hits"
-
+        search = StructuredTool.from_function(lambda query: "no hits", name="search",
+                                              description="Search the docs.")
         assert unwrap_tool(layer.wrap_tool(search)) is search
         ```
     """

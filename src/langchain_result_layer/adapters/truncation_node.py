@@ -11,17 +11,13 @@ node keeps no per-request state; with no store of its own the layer uses the gra
 Example:
     ```python
     from langchain_core.messages import ToolMessage
-    from langchain_core.tools import tool
+    from langchain_core.tools import StructuredTool
     from langgraph.graph import START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
-    from langchain_result_layer import ScriptedChatModel
-    from langchain_result_layer.scripted import ai_tool_calls, tool_call
+    from langchain_result_layer.scripted import ScriptedChatModel, ai_tool_calls, tool_call
 
-    @tool
-    def search(query: str) -> str:
-        "Search the docs (an unwrapped tool: its raw result lands in state)."
-        return " ".join(f"hit {i}" for i in range(60_000))
-
+    hits = " ".join(f"hit {i}" for i in range(60_000))  # an unwrapped tool's raw result
+    search = StructuredTool.from_function(lambda query: hits, name="search", description="Docs.")
     tools = [search, layer.fetch_tool]
     call = tool_call("search", {"query": "x"}, id="c1")
     model = ScriptedChatModel(script=[ai_tool_calls(call), "done"])
