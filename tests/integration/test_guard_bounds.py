@@ -177,6 +177,10 @@ def test_a_bound_built_from_checked_sets_counts_runs_digits_and_prefixes() -> No
     assert bound.upper("1234") == 2
     assert bound.upper("x'abc") == 1 + 1 + (2 * 3 + 1) // 3 + 1  # x, ', run abc, apostrophe
     assert bound.upper("h\u00e9llo") == len("h\u00e9llo".encode())  # not ASCII: the length
+    spaced = PretokenBound(letters="abc", prefixes=".", blanks=9, openers="(", closers=":")
+    # Nine inner spaces of a ten-space run: 1 + 2 * 9 // 10 = 2, the last one alone: 1.
+    assert spaced.upper("1" + " " * 10 + "1") == 1 + 2 + 1 + 1
+    assert spaced.upper("1 (1:\n") == 1 + 1 + 1 + 1  # " (" and ":\n" are one token each
 
 
 def test_lone_surrogates_are_bounded_too() -> None:
