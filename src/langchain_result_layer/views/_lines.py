@@ -184,18 +184,23 @@ def _short_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int
     analysis's settings): showing them costs about what the window marker they save does.
     """
     settings = texts.analysis.settings
-    gap: list[int] = []
-    chars = 0
+    # The nearest taken line, if it is near enough, first (set lookups only): most lines
+    # have none, and their neighbours' shown forms are then never made.
+    most = settings.gap_fill_lines
     other = ln + step
-    while 1 <= other <= total:
-        if other in taken:
-            return gap
-        chars += len(texts.shown(other).text)
-        if len(gap) == settings.gap_fill_lines or chars > settings.gap_fill_chars:
-            return []
-        gap.append(other)
+    size = 0
+    while size <= most and 1 <= other <= total and other not in taken:
         other += step
-    return []
+        size += 1
+    if size > most or not 1 <= other <= total:
+        return []
+    gap = [ln + step * k for k in range(1, size + 1)]
+    chars = 0
+    for line_no in gap:
+        chars += len(texts.shown(line_no).text)
+        if chars > settings.gap_fill_chars:
+            return []
+    return gap
 
 
 class _OrderCosts:
