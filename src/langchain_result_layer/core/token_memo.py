@@ -34,12 +34,9 @@ from __future__ import annotations
 
 import re
 
-from langchain_result_layer.core.tokens import TiktokenCounter, TokenCounter
+from langchain_result_layer.core.tokens import ADDITIVE_ENCODINGS, TokenCounter, is_additive
 
 __all__ = ["ADDITIVE_ENCODINGS", "LineMemoCounter", "line_pieces"]
-
-ADDITIVE_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
-"""Encodings whose counts add up over `line_pieces` (their pre-tokenizers were checked)."""
 
 _MIN_CHARS = 8_192
 """Shorter texts are counted whole (and remembered whole)."""
@@ -77,6 +74,8 @@ class LineMemoCounter:
 
     Example:
         ```python
+        from langchain_result_layer.core.tokens import TiktokenCounter
+
         inner = TiktokenCounter()
         counter = LineMemoCounter(inner)
         assert counter.count("hello\nworld\n" * 2_000) == inner.count("hello\nworld\n" * 2_000)
@@ -98,9 +97,7 @@ class LineMemoCounter:
         """The wrapped counter's name."""
         self.exact: bool = inner.exact
         """Whether the wrapped counter is exact."""
-        self._additive = (
-            isinstance(inner, TiktokenCounter) and inner.encoding_name in ADDITIVE_ENCODINGS
-        )
+        self._additive = is_additive(inner)
         self._pieces: dict[str, int] = {}
         self._piece_chars = 0
         self._whole: dict[str, int] = {}

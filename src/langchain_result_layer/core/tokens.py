@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import tiktoken
 
 __all__ = [
+    "ADDITIVE_ENCODINGS",
     "ApproximateTokenCounter",
     "CallableTokenCounter",
     "ChatModelTokenCounter",
@@ -52,6 +53,7 @@ __all__ = [
     "TokenCounter",
     "count_within",
     "default_token_counter",
+    "is_additive",
     "load_offline_encoding",
     "resolve_token_counter",
 ]
@@ -512,6 +514,28 @@ _WARNED_FALLBACK = False
 _WARN_LOCK = threading.Lock()
 
 
+ADDITIVE_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
+"""Encodings whose counts add up over pieces that end after a newline followed by neither
+whitespace nor `/` (their pre-tokenizers were checked; see `core.token_memo`)."""
+
+
+def is_additive(counter: TokenCounter) -> bool:
+    r"""Whether `counter`'s counts add up over pieces cut after a `\n` before a non-blank, not `/`.
+
+    Args:
+        counter: A token counter.
+
+    Returns:
+        `True` for tiktoken counters of `ADDITIVE_ENCODINGS`.
+
+    Example:
+        ```python
+        assert is_additive(TiktokenCounter()) and not is_additive(ApproximateTokenCounter())
+        ```
+    """
+    return isinstance(counter, TiktokenCounter) and counter.encoding_name in ADDITIVE_ENCODINGS
+
+
 _WITHIN_CHUNK = 32_768
 _WITHIN_MARGIN = 1.05
 
@@ -520,9 +544,12 @@ def count_within(counter: TokenCounter, text: str, limit: int) -> int | None:
     r"""The exact token count of `text` when it is at most `limit`, else `None`, cheaply.
 
     A text far over the limit is not tokenized whole: it is counted in chunks that end at a
-    newline followed by a non-blank character (where the tokenizers the package uses start a
-    new piece, so the chunks' counts add up), and counting stops once the chunks alone pass
-    the limit with a margin (5%). A text that may fit is counted whole, exactly.
+    newline followed by neither a blank nor `/` (where the tokenizers the package uses start
+    a new piece), and counting stops as soon as the chunks alone are over the limit. For an
+    additive counter (`is_additive`) the chunks' counts add up to the text's exactly, so
+    their sum is the answer: the text is tokenized once, and only as far as the limit. Any
+    other counter stops once the chunks pass the limit with a margin (5%), and a text that
+    may fit is counted whole, exactly.
 
     Args:
         counter: The token counter.
@@ -540,6 +567,8 @@ def count_within(counter: TokenCounter, text: str, limit: int) -> int | None:
     if len(text) <= _WITHIN_CHUNK * 2:
         tokens = counter.count(text)
         return tokens if tokens <= limit else None
+    exact = is_additive(counter)
+    stop = limit if exact else limit * _WITHIN_MARGIN + 64
     total, pos, n = 0, 0, len(text)
     while pos < n:
         end = min(n, pos + _WITHIN_CHUNK)
@@ -548,14 +577,17 @@ def count_within(counter: TokenCounter, text: str, limit: int) -> int | None:
             if nl < 0 or nl + 1 >= n:
                 end = n
                 break
-            if not text[nl + 1].isspace():
+            after = text[nl + 1]
+            if not after.isspace() and after != "/":
                 end = nl + 1
                 break
             end = nl + 2
         total += counter.count(text[pos:end])
         pos = end
-        if total > limit * _WITHIN_MARGIN + 64:
+        if total > stop:
             return None
+    if exact:
+        return total  # the chunks' counts add up to the text's
     tokens = counter.count(text)  # it may fit: the exact count decides
     return tokens if tokens <= limit else None
 
