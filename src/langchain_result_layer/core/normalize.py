@@ -63,11 +63,12 @@ def needs_cleaning(text: str) -> bool:
         assert not needs_cleaning("plain\r\n")
         ```
     """
-    for match in _NEEDS_RE.finditer(text):
-        ch = match.group()
-        if ch == "\r" and text.startswith("\r\n", match.start()):
-            continue
-        return True
+    match = _NEEDS_RE.search(text)  # most lines hold nothing to clean: one search
+    while match is not None:
+        at = match.start()
+        if text[at] != "\r" or not text.startswith("\r\n", at):
+            return True
+        match = _NEEDS_RE.search(text, at + 1)
     return False
 
 
