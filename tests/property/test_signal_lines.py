@@ -47,13 +47,15 @@ _BLOCKS = st.sampled_from([1, 3, 8, 24, 64, 160, 1 << 18])
 
 
 @contextmanager
-def _block(size: int) -> Iterator[None]:
-    saved = evidence._WORD_BLOCK
+def _block(size: int, *, automaton: bool = True) -> Iterator[None]:
+    """Blocks of `size` characters (and the automaton, or the per-word fallback)."""
+    saved = evidence._WORD_BLOCK, evidence._AUTOMATON
     evidence._WORD_BLOCK = size
+    evidence._AUTOMATON = automaton and saved[1]
     try:
         yield
     finally:
-        evidence._WORD_BLOCK = saved
+        evidence._WORD_BLOCK, evidence._AUTOMATON = saved
 
 
 def _line_starts(text: str, lo: int, hi: int) -> list[int]:
@@ -69,16 +71,26 @@ def _word_lines_reference(signals: Signals, text: str, lo: int, hi: int) -> set[
     return {i for i, line in enumerate(lines) if any(word in line for word in signals.words)}
 
 
+def test_the_automaton_is_installed() -> None:
+    assert evidence._AUTOMATON  # a dependency: the fast path is the one tested below
+
+
 @settings(max_examples=400, deadline=None)
-@given(text=_TEXTS, cut=st.integers(0, 200), tail=st.integers(0, 200), block=_BLOCKS)
+@given(
+    text=_TEXTS,
+    cut=st.integers(0, 200),
+    tail=st.integers(0, 200),
+    block=_BLOCKS,
+    automaton=st.booleans(),
+)
 def test_word_lines_are_the_lines_of_the_per_word_search(
-    text: str, cut: int, tail: int, block: int
+    text: str, cut: int, tail: int, block: int, automaton: bool
 ) -> None:
     newlines = [m.end() for m in re.finditer("\n", text)]
     lo = ([0, *newlines])[cut % (len(newlines) + 1)]
     hi = max(lo, len(text) - tail)
     for signals in (CORE_SIGNALS, ALL_SIGNALS):
-        with _block(block):
+        with _block(block, automaton=automaton):
             found = signals.word_lines(text, lo, hi)
         assert found == sorted(set(found))
         assert set(found) == _word_lines_reference(signals, text, lo, hi)

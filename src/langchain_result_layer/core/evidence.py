@@ -33,7 +33,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ahocorasick_rs import BytesAhoCorasick, MatchKind
+try:
+    from ahocorasick_rs import BytesAhoCorasick, MatchKind
+except ImportError:  # no wheel for this platform: `Signals.word_lines` uses `str.find` per word
+    _AUTOMATON = False
+else:
+    _AUTOMATON = True
 
 __all__ = [
     "ALL_SIGNALS",
@@ -167,16 +172,20 @@ class Signals:
         not to the hits. `word_lines` and `pattern_positions` find the same lines faster.
         """
         end = len(text) if hi is None else hi
+        out = self._word_offsets(text, lo, end)
+        out.update(self.pattern_positions(text, lo, end))
+        return out
+
+    def _word_offsets(self, text: str, lo: int, hi: int) -> set[int]:
         out: set[int] = set()
         for word in self.words:
-            at = text.find(word, lo, end)
+            at = text.find(word, lo, hi)
             while at >= 0:
                 out.add(at)
-                nl = text.find("\n", at, end)
+                nl = text.find("\n", at, hi)
                 if nl < 0:
                     break
-                at = text.find(word, nl, end)
-        out.update(self.pattern_positions(text, lo, end))
+                at = text.find(word, nl, hi)
         return out
 
     def word_lines(self, text: str, lo: int, hi: int) -> list[int]:
@@ -186,6 +195,8 @@ class Signals:
         Aho-Corasick automaton of every word over the UTF-8 of line-aligned blocks (no
         word holds a `\n`, so every line that holds a word holds a reported match), and a
         line longer than a block is read in overlapping chunks until a word is found in it.
+        Without `ahocorasick_rs` (a platform without its wheel), the lines of `positions`'s
+        per-word search.
 
         Args:
             text: The text.
@@ -200,8 +211,16 @@ class Signals:
             assert CORE_SIGNALS.word_lines("ok\nan error\nok\nfailed\n", 0, 22) == [1, 3]
             ```
         """
-        automaton = _automaton(self.words)
         out: list[int] = []
+        if not _AUTOMATON:
+            line, pos = 0, lo
+            for at in sorted(self._word_offsets(text, lo, hi)):
+                line += text.count("\n", pos, at)
+                pos = at
+                if not out or out[-1] != line:
+                    out.append(line)
+            return out
+        automaton = _automaton(self.words)
         line = 0  # the index of the line at `pos`
         pos = lo
         while pos < hi:
