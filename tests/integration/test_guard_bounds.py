@@ -191,6 +191,23 @@ def test_lone_surrogates_are_bounded_too() -> None:
         assert counter.count(text) <= bound
 
 
+def test_the_guard_bounds_ascii_text_with_the_pretoken_bound() -> None:
+    log = "".join(f"2024-05-01 10:00:{i % 60:02d} INFO step {i}: ok\n" for i in range(200))
+    exact = TIKTOKEN.count(log)
+    bound = RequestCounter(TIKTOKEN).upper_bound(log)
+    assert bound is not None
+    assert exact <= bound < 0.85 * len(log)  # not the byte length
+    # The approximate estimate is bounded by the byte length only (its estimate is capped
+    # there); a tiktoken subclass that counts differently gets no pre-token bound either.
+    assert RequestCounter(APPROXIMATE).upper_bound(log) == len(log)
+
+    class Shifted(TiktokenCounter):
+        def count(self, text: str) -> int:
+            return super().count(text)
+
+    assert RequestCounter(Shifted()).upper_bound(log) is None
+
+
 def test_a_counter_that_is_not_capped_gets_no_bound() -> None:
     class Doubling(ApproximateTokenCounter):
         def count(self, text: str) -> int:

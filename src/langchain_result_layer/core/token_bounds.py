@@ -215,41 +215,40 @@ class PretokenBound:
         if n == 0:
             return 0
         flags = int.from_bytes(text.encode("ascii").translate(self._table), "big")
-        ones = int.from_bytes(b"\x01" * n, "big")
+        ones = _ones(n)
 
         def plane(bit: int) -> int:
             return (flags >> (bit.bit_length() - 1)) & ones
 
-        run, digit, space = plane(_RUN), plane(_DIGIT), plane(_SPACE)
-        # Bit of character i set when character i + 1 is a run letter (big-endian: i + 1 is
-        # the next lower byte), or when character i - 1 may precede a prefix.
+        # One bit per character (big-endian: character i + 1 is the next lower byte, so
+        # `<< 8` puts the next character's bit at i and `>> 8` the previous one's).
+        run, digit, space = flags & ones, plane(_DIGIT), plane(_SPACE)
         next_is_run = run << 8
         prefix = plane(_PREFIX) & next_is_run & (plane(_BEFORE_PREFIX) >> 8)
-        prefixed = (space & next_is_run).bit_count() + prefix.bit_count()
-        letters = run.bit_count()
-        runs = (run & ~(run >> 8)).bit_count()
+        # Run letters and the space or prefix before a run: distinct characters, one count.
+        run_bytes = (run | prefix | (space & next_is_run)).bit_count()
+        runs = _starts(run)
         digits = digit.bit_count()
-        digit_runs = (digit & ~(digit >> 8)).bit_count()
-        others = n - letters - prefixed - digits
-        bound = (
-            others
-            + (2 * (letters + prefixed) + runs) // 3
-            + (digits + 2 * digit_runs) // 3
-            + text.count("'")
-        )
         # A space before punctuation starts its pre-token; a newline after punctuation ends
         # it (the punctuation alternative takes trailing newlines): either pair, two bytes,
         # is one token when it is in the vocabulary (else the two would merge).
         opened = space & (plane(_AFTER_SPACE) << 8)
         closed = plane(_BEFORE_NEWLINE) & ~(space >> 8) & (plane(_NEWLINE) << 8)
-        bound -= opened.bit_count() + closed.bit_count()
+        bound = (
+            n
+            - run_bytes
+            - digits
+            + (2 * run_bytes + runs) // 3
+            + (digits + 2 * _starts(digit)) // 3
+            + text.count("'")
+            - (opened | closed).bit_count()
+        )
         if self.blanks > 1:
             # All spaces of a run but its last lie in one pre-token; two adjacent tokens of
             # spaces there are at least `blanks + 1` spaces long together (else they merge).
             indent = space & (space << 8)
             spaces = indent.bit_count()
-            bound += (indent & ~(space >> 8)).bit_count() + (2 * spaces) // (self.blanks + 1)
-            bound -= spaces
+            bound += _starts(indent) + (2 * spaces) // (self.blanks + 1) - spaces
         return min(bound, n)
 
     def __repr__(self) -> str:
@@ -257,6 +256,29 @@ class PretokenBound:
             f"PretokenBound(letters={self.letters!r}, prefixes={self.prefixes!r}, "
             f"blanks={self.blanks})"
         )
+
+
+def _starts(bits: int) -> int:
+    """How many runs of set character bits there are.
+
+    Each run has a start and, unless it reaches the last character, an end: the changes
+    between neighbours, halved and rounded up.
+    """
+    return ((bits ^ (bits >> 8)).bit_count() + 1) // 2
+
+
+_ONES: tuple[int, int] = (0, 0)
+"""The longest `_ones` made so far: (characters, value)."""
+
+
+def _ones(n: int) -> int:
+    """The integer with bit 0 set in each of its `n` bytes (shifted down from a cached one)."""
+    global _ONES  # noqa: PLW0603 - a cache of one immutable value, replaced whole
+    length, value = _ONES
+    if n > length:
+        length, value = n, int.from_bytes(b"\x01" * n, "big")
+        _ONES = (length, value)
+    return value >> (8 * (length - n))
 
 
 def _pairwise(chars: str, token: Callable[[str], bool]) -> str:
