@@ -192,3 +192,22 @@ def test_lines_at_the_depth_of_an_error_are_not_its_continuation() -> None:
     # Read as plain lines, the walk stops after a few; read as detail, it went on for 150.
     after = [analysis.priority.get(ln, 0.0) for ln in range(error + 6, error + 40)]
     assert all(p < 0.1 * detail for p in after)
+
+
+def test_status_lines_that_start_with_two_dashes_are_not_diff_lines() -> None:
+    # A configure step prints `-- Found x` status lines; a diff's lines start with one sign
+    # (`-a`, `+ b`) or are its headers (`--- expected`, `+++ actual`, `@@ ... @@`). A walk
+    # from an error through status lines stops after a few plain lines, as on any output.
+    from langchain_result_layer.core.evidence import is_continuation_line
+
+    assert is_continuation_line("- expected line") and is_continuation_line("+actual line")
+    assert is_continuation_line("--- Expected") and is_continuation_line("+++ Actual")
+    assert is_continuation_line("@@ -1,3 +1,3 @@")
+    assert not is_continuation_line("-- Found Threads: TRUE")
+    lines = ["$ cmake ..", "-- Looking for pthread_create - not found"]
+    lines += [f"-- Found package{i}: /usr/include" for i in range(60)]
+    lines += ["CMake Error at CMakeLists.txt:4 (message):", "  Could NOT find Halide", ""]
+    lines += ["-- Configuring incomplete, errors occurred!"]
+    analysis = analyse("\n".join(lines) + "\n")
+    after = [analysis.priority.get(ln, 0.0) for ln in range(10, 50)]
+    assert max(after) < 0.1 * analysis.priority[2]
