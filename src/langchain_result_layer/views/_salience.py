@@ -146,6 +146,22 @@ class SalienceSettings:
     entry of one list (a sibling), not a copy: it is lowered only when that list is a copy.
     """
 
+    # --- names
+    named_boost: float = 1.5
+    """Factor for an error line that names (a rare test id, file or target) what the
+    closing summary names: the detailed report of a failure the summary lists, ahead of
+    other failures' output (1.0 turns the pass off)."""
+
+    named_span: int = 30
+    """How many non-blank lines before each of the last three verdicts (or before the end)
+    are read as the closing summary."""
+
+    named_tokens: int = 24
+    """How many of its names are looked for (each costs one search of the text)."""
+
+    named_hits: int = 3
+    """A name printed on more earlier lines than this is common, not a name of one failure."""
+
     # --- context
     after_span: int = 150
     """How many lines after an anchor its context may reach."""
@@ -949,6 +965,75 @@ def _next_text(lines: _Lines, line_no: int) -> str:
     return ""
 
 
+# A name: a token of identifier shape (a test id, a file, a target), not a flag or a variable.
+_NAME_RE = re.compile(r"(?<![\w./\\#:@$=-])\w[\w./\\#:@-]{7,200}")
+_NAME_MARKS = frozenset("./\\#_0123456789")
+
+
+def _closing_lines(steps: _Steps, lines: _Lines, total: int, span: int) -> list[int]:
+    """The last non-blank lines before each of the last three verdicts (or the end)."""
+    out: list[int] = []
+    previous = 0
+    for end in steps.verdicts[-3:] or [total + 1]:
+        count = 0
+        ln = end - 1
+        while ln > max(previous, end - 4 * span) and count < span:
+            text = lines.text(ln)
+            if text is None:
+                break
+            if text.strip() and not _NOISE_RE.match(text):
+                out.append(ln)
+                count += 1
+            ln -= 1
+        previous = end
+    return out
+
+
+def _closing_names(lines: _Lines, closing: list[int]) -> list[str]:
+    """The names the closing lines print, in order, each once."""
+    names: dict[str, None] = {}
+    for ln in closing:
+        for token in _NAME_RE.findall(lines.text(ln) or ""):
+            name = token.strip(".:-")
+            if len(name) >= 8 and not _NAME_MARKS.isdisjoint(name):
+                names.setdefault(name, None)
+    return list(names)
+
+
+def _raise_named(
+    texts: dict[int, str],
+    *,
+    steps: _Steps,
+    lines: _Lines,
+    weights: _Weights,
+    total: int,
+    settings: SalienceSettings,
+) -> None:
+    """An error line that names what the closing summary names is that failure's report.
+
+    A runner's closing lines list what failed by a name (a test id, a file, a target); an
+    earlier anchor line that prints the same name, when the name is rare among them (at
+    most `named_hits` of them), is where that failure was reported in detail: its weight
+    is raised by `named_boost` (its context follows). No word is looked up, and only the
+    anchors' texts are read (not the whole text).
+    """
+    if settings.named_boost == 1.0 or not weights.anchor:
+        return
+    closing = _closing_lines(steps, lines, total, settings.named_span)
+    if not closing:
+        return
+    zone = min(closing)
+    anchor = weights.anchor
+    earlier = [(ln, texts[ln]) for ln in anchor if ln < zone]
+    named: set[int] = set()
+    for name in _closing_names(lines, closing)[: settings.named_tokens]:
+        hits = [ln for ln, text in earlier if name in text]
+        if len(hits) <= settings.named_hits:  # a name printed everywhere names nothing
+            named.update(hits)
+    for ln in named:
+        anchor[ln] *= settings.named_boost
+
+
 # --------------------------------------------------------------------------- pass 5: context
 
 
@@ -1307,6 +1392,9 @@ def analyse(
     scan = _scan(regions, raw, extra_signal, level_salience)
     steps = _steps(scan, lines, total, settings)
     weights = _weigh(scan, steps, lines, total, settings)
+    _raise_named(
+        scan.texts, steps=steps, lines=lines, weights=weights, total=total, settings=settings
+    )
     work = _Work(lines=lines, own=scan.own, texts=scan.texts, settings=settings)
     _spread(work, weights)
     _floors(work, steps, total, is_error=is_error)
