@@ -10,12 +10,13 @@ passes over typed records:
    lines (a cheap superset); only those are read, each once, and get their own salience
    (`core.evidence.line_salience`, optionally adjusted by a log level). Prompts (`$ cmd`)
    are noted on the way.
-3. **steps** (`_steps`): the failed steps (from the last prompt before a failure verdict to
-   the verdict), the last verdict and where the closing part of the output starts.
+3. **steps** (`_steps`): the failure verdicts and the failed steps they end (from the last
+   prompt before a verdict to the verdict).
 4. **weights** (`_weigh`): each anchor's weight from its salience and its position: later
-   lines weigh more, errors inside a failed step more, after the last verdict or outside
-   every failed step less; the first and last errors and the entries of a failure list are
-   raised; a later copy of an error already seen is lowered.
+   lines weigh more, errors inside a failed step more, outside every failed step less; the
+   first and last errors and the entries of a failure list are raised; a later copy of an
+   error already seen is lowered; an error line that names what the closing summary names
+   (`_raise_named`) is raised.
 5. **context** (`_spread`): one forward sweep gives the lines after an anchor a decaying
    share of its weight (continuation lines keep most of it), the bottom of a deep stack trace
    and its frames in test code are raised, and so are the header above an indented report,
@@ -98,24 +99,12 @@ class SalienceSettings:
     an install step's warnings are rarely the cause. Lower hides more of a cause printed
     before the step's prompt."""
 
-    after_verdict_damp: float = 0.6
-    """Weight of an error after the last verdict but before the closing lines (cleanup
-    steps after the failure)."""
-
-    log_record_damp: float = 0.65
-    """Weight of a program's own log record (timestamped, `LEVEL logger:`) that is not
-    fatal: a runner's report of the failure outranks the program's chatter about it."""
-
     step_lookback: int = 5_000
     """How far (lines) before a verdict its step's prompt may be; farther, the step is
     taken to start `unknown_step_lines` before the verdict."""
 
     unknown_step_lines: int = 400
     """Length of a failed step whose prompt was not found."""
-
-    tail_zone_lines: int = 30
-    """The closing part of the output: its last this many non-blank lines (exit status,
-    summary) are never damped as 'after the last verdict'."""
 
     # --- anchors
     first_error_boost: float = 1.25
@@ -128,14 +117,6 @@ class SalienceSettings:
     item_run_step: float = 0.002
     """How much less each later entry of one list weighs than the list's best (a list is
     read from the top)."""
-
-    redraw_run: int = 3
-    """Consecutive anchors of one shape (digits folded, runs of a symbol folded) at least
-    this long are redraws of one line (a progress bar, a counter): only the last of the run
-    keeps its weight."""
-
-    redraw_damp: float = 0.1
-    """Weight of the other lines of such a run."""
 
     repeat_block: float = 0.5
     """Weight of a later copy of an error line already seen (the same text): the first copy
@@ -357,12 +338,6 @@ def _fold(text: str) -> str:
 _STAMP_TOKEN_RE = re.compile(
     r"^(?:(?:[\d:.,/+\-TZ\[\]()]{1,64}|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|-)$)"
 )
-_LOG_RECORD_RE = re.compile(
-    r"^(?:"
-    r"\s{0,40}(?:\[?\d{4}-\d\d-\d\d[T ]\d|\w{3} +\d{1,2} \d\d:\d\d:\d\d|\[?\d\d:\d\d:\d\d[.,]\d"
-    r"|\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE)\]?\s{1,8}[\w.$-]{1,200}:\s)"
-    r")"
-)
 _PROMPT_RE = re.compile(
     r"^(?:"
     r"\s{0,40}(?:\$|>|#\#\[group\]Run|\+) \S"
@@ -495,14 +470,13 @@ class _Spans:
 
 @dataclass(frozen=True, slots=True)
 class _Steps:
-    """The failed steps of the output and where its closing part starts."""
+    """The failure verdicts of the output and the failed steps they end."""
 
     verdicts: list[int]
     failed: _Spans
     """Every failed step (from its prompt, or `unknown_step_lines` before its verdict)."""
     known: _Spans
     """The failed steps whose prompt was found."""
-    tail_zone: int
 
 
 @dataclass(slots=True)
@@ -786,7 +760,7 @@ def _scan(
 # --------------------------------------------------------------------------- pass 3: steps
 
 
-def _steps(scan: _Scan, lines: _Lines, total: int, settings: SalienceSettings) -> _Steps:
+def _steps(scan: _Scan, settings: SalienceSettings) -> _Steps:
     verdicts = sorted(ln for ln, s in scan.own.items() if s >= SALIENCE_EXIT)
     prompts = sorted(scan.prompts)
     failed: list[tuple[int, int]] = []
@@ -802,19 +776,7 @@ def _steps(scan: _Scan, lines: _Lines, total: int, settings: SalienceSettings) -
         verdicts=verdicts,
         failed=_Spans.of(failed),
         known=_Spans.of(known),
-        tail_zone=_tail_zone(lines.regions[-1], settings.tail_zone_lines),
     )
-
-
-def _tail_zone(region: _Region, lines: int) -> int:
-    """First line of the closing part (the last `lines` non-blank lines)."""
-    count = 0
-    for i in range(len(region.raw_lines) - 1, -1, -1):
-        if region.raw_lines[i].strip():
-            count += 1
-            if count >= lines:
-                return region.first_line + i
-    return region.first_line
 
 
 # --------------------------------------------------------------------------- pass 4: weights
@@ -824,7 +786,6 @@ def _weigh(
     scan: _Scan, steps: _Steps, lines: _Lines, total: int, settings: SalienceSettings
 ) -> _Weights:
     own, texts = scan.own, scan.texts
-    last_verdict = steps.verdicts[-1] if steps.verdicts else None
     seen: set[str] = set()
     anchor: dict[int, float] = {}
     lo = settings.recency_min
@@ -835,18 +796,12 @@ def _weigh(
         if score < SALIENCE_EXIT:
             # Failures are reported near the end: later errors weigh more.
             score *= lo + (1 - lo) * (line_no / total) ** 2
-            # A program's own log records weigh less than a runner's report, unless fatal.
-            if score < SALIENCE_SUMMARY and _LOG_RECORD_RE.match(texts[line_no]):
-                score *= settings.log_record_damp
         if line_no in steps.failed:
             score *= settings.failed_step_boost
-        elif last_verdict is not None and last_verdict < line_no < steps.tail_zone:
-            score *= settings.after_verdict_damp
         elif steps.known and own[line_no] < SALIENCE_EXIT:
             score *= settings.outside_failed_step
         anchor[line_no] = score
     error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
-    _lower_redraws(anchor, texts, settings)
     _raise_first(anchor, own, error_lines, steps, settings)
     _raise_item_runs(anchor, own, settings)
     repeats = _lower_repeats(anchor, own, lines, texts, settings)
@@ -855,32 +810,6 @@ def _weigh(
         last = error_lines[-1]
         anchor[last] = max(anchor[last], own[last]) * settings.first_error_boost
     return _Weights(anchor=anchor, error_lines=error_lines, patterns=len(seen))
-
-
-_SYMBOL_RUN_RE = re.compile(r"([^\w\s])\1{3,}")
-
-
-def _lower_redraws(
-    anchor: dict[int, float], texts: dict[int, str], settings: SalienceSettings
-) -> None:
-    """In a run of consecutive redraws of a progress bar, only the last keeps its weight.
-
-    A redraw is a line with a bar (a run of one symbol, `▬▬▬▬`, `....`) whose shape (digits
-    folded, the bar's length folded) is the previous line's: a counter or a bar that
-    grows. Other lines of one shape (a series of log records) are each their own report.
-    """
-    run: list[int] = []
-    key: str | None = None
-    for line_no in [*sorted(anchor), -1]:
-        text = _fold(texts[line_no]) if line_no > 0 else ""
-        shape = _SYMBOL_RUN_RE.sub(r"\1", text) if _SYMBOL_RUN_RE.search(text) else None
-        if run and line_no == run[-1] + 1 and shape is not None and shape == key:
-            run.append(line_no)
-            continue
-        if len(run) >= settings.redraw_run:
-            for ln in run[:-1]:
-                anchor[ln] *= settings.redraw_damp
-        run, key = [line_no], shape
 
 
 def _raise_first(
@@ -1390,7 +1319,7 @@ def analyse(
     if total == 0:
         return result
     scan = _scan(regions, raw, extra_signal, level_salience)
-    steps = _steps(scan, lines, total, settings)
+    steps = _steps(scan, settings)
     weights = _weigh(scan, steps, lines, total, settings)
     _raise_named(
         scan.texts, steps=steps, lines=lines, weights=weights, total=total, settings=settings
