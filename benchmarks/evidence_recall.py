@@ -22,7 +22,11 @@ split is by repository (`split_group`), never by case, and it is fixed before an
   that failures are studied on and that every setting was chosen on.
 
 The gap is `tuned - validation`. A single fixed split rather than a k-fold: the rules are hand
-written, and a rule cannot be re-written per fold; the engine fits no weight by search.
+written, and a rule cannot be re-written per fold; the engine fits no weight by search. Inside
+the tuned set, a second table splits the tuned repositories into `TUNED_FOLDS` folds of whole
+repositories (dealt in sha256(split_group) order): the logs of one repository often fail the
+same way, so a change whose gain lies in one fold is a fix for one repository, and a change is
+chosen when it gains in more than one fold and loses in none.
 Caveat, stated: earlier versions of the rules were written looking at the public sample of
 *all* repositories (validation repositories included), so for the validation repositories
 only their `train/` logs were never looked at by anyone; the table reports those separately.
@@ -86,6 +90,8 @@ TARGET_SOURCES = ("logchunks", "cidiff_breakages")
 TRAIN_SOURCE = "logchunks_train"
 VALIDATION_MODULUS = 3
 """A LogChunks repository is a validation repository when sha256(split_group)[0] % 3 == 0."""
+TUNED_FOLDS = 4
+"""The tuned repositories, in sha256(split_group) order, dealt into this many folds."""
 OUT_OF_SAMPLE_SOURCES = ("cidiff_breakages",)
 """Sources that are validation as a whole (no log of theirs is in the tuned set)."""
 OTHER_GROUPS: tuple[tuple[str, str, str | None], ...] = (
@@ -574,6 +580,44 @@ def _protocol_table(
     return table, data
 
 
+def tuned_folds(cases: Sequence[Case]) -> list[list[Case]]:
+    """The tuned logs in `TUNED_FOLDS` folds of whole repositories (dealt in sha256 order)."""
+    groups = sorted(
+        {c.group for c in cases if not is_validation(c)},
+        key=lambda g: hashlib.sha256(g.encode("utf-8")).hexdigest(),
+    )
+    fold_of = {group: i % TUNED_FOLDS for i, group in enumerate(groups)}
+    folds: list[list[Case]] = [[] for _ in range(TUNED_FOLDS)]
+    for case in cases:
+        if not is_validation(case):
+            folds[fold_of[case.group]].append(case)
+    return folds
+
+
+def _folds_table(
+    cases: Sequence[Case], by_budget: dict[int, Results]
+) -> tuple[Table, list[dict[str, Any]]]:
+    table = Table(
+        title=f"tuned set in {TUNED_FOLDS} folds of whole repositories (every labelled line "
+        "kept; a change chosen on the tuned set should gain in more than one fold)",
+        columns=["fold", "logs", "repos", *(f"{b:,} tokens" for b in sorted(by_budget))],
+    )
+    data: list[dict[str, Any]] = []
+    for k, members in enumerate(tuned_folds(cases)):
+        if not members:
+            continue
+        rates = {b: _stats(members, by_budget[b]).all_rate for b in sorted(by_budget)}
+        table.rows.append([k + 1, len(members), len({c.group for c in members}), *rates.values()])
+        data.append(
+            {
+                "logs": len(members),
+                "repos": sorted({c.group for c in members}),
+                "all_kept": {str(b): r for b, r in rates.items()},
+            }
+        )
+    return table, data
+
+
 def _strategy_table(title: str, cases: Sequence[Case], results: dict[str, Results]) -> Table:
     labelled = any(c.labelled for c in cases)
     columns = ["strategy", "cases", "needle recall", "all needles kept", "over budget", "ms/case"]
@@ -648,6 +692,8 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         by_budget[budget] = _evaluate(logs, chosen, counter, budget)
     protocol, details["protocol"] = _protocol_table(logs, by_budget)
     result.tables.append(protocol)
+    folds, details["tuned_folds"] = _folds_table(logs, by_budget)
+    result.tables.append(folds)
 
     # Every strategy at 2,000 tokens on the validation set and on the public sample.
     strategies = _strategies(counter, budget_tokens=BUDGET_TOKENS)

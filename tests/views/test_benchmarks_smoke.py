@@ -14,6 +14,7 @@ def test_evidence_recall_quick(corpus: Path) -> None:
     assert any(t.startswith("validation set: every strategy") for t in titles)
     assert any(t.startswith("public sample") for t in titles)
     assert any(t.startswith("system logs") for t in titles)
+    assert any(t.startswith("tuned set in") for t in titles)
     protocol = result.tables[0]
     sets = [row[0] for row in protocol.rows]
     # The headline comes first, at every budget, and the gap is reported at every budget.
@@ -60,6 +61,25 @@ def test_protocol_split_is_by_repository_and_fixed() -> None:
         assert len(sides) == 1
     # Other CI systems are validation as a whole.
     assert evidence_recall.is_validation(case("cidiff_breakages", "cidiff:jimfs", "x"))
+
+
+def test_tuned_folds_hold_whole_tuned_repositories() -> None:
+    groups = [f"logchunks:owner{i}@repo{i}" for i in range(40)]
+    cases = [
+        evidence_recall.Case(case_id=f"{g}/{k}", source="logchunks", group=g, raw="", needles=[])
+        for g in groups
+        for k in range(3)
+    ]
+    folds = evidence_recall.tuned_folds(cases)
+    assert len(folds) == evidence_recall.TUNED_FOLDS
+    tuned = [c for c in cases if not evidence_recall.is_validation(c)]
+    assert sorted(c.case_id for fold in folds for c in fold) == sorted(c.case_id for c in tuned)
+    repos = [{c.group for c in fold} for fold in folds]
+    for i, a in enumerate(repos):
+        assert a  # 40 repositories: every fold has some
+        for b in repos[i + 1 :]:
+            assert not a & b  # a repository lies in one fold only
+    assert max(map(len, repos)) - min(map(len, repos)) <= 1  # dealt evenly
 
 
 def test_deepagents_preview_follows_its_documented_shape() -> None:
