@@ -73,6 +73,7 @@ __all__ = [
     "CommandView",
     "SalienceView",
     "finish_line_layout",
+    "finish_render",
     "is_compact",
     "line_references",
     "render_line_evidence",
@@ -119,6 +120,38 @@ def _line_limits(ctx: ViewContext, sample: str, settings: SalienceSettings) -> L
     error = max(normal, int(body * settings.error_line_share * factor))
     anchor = max(error, int(body * settings.anchor_line_share * factor))
     return LineLimits(normal=normal, error=error, anchor=anchor, anchors=settings.anchor_lines)
+
+
+def finish_render(
+    ctx: ViewContext,
+    fitted: tuple[str, ResultView] | None,
+    facts: str,
+    empty: Callable[[], ResultView],
+) -> Rendered:
+    """The fitted view, or when not even its frame fits, the minimal text of its facts.
+
+    Args:
+        ctx: The view context.
+        fitted: The fitted text and record (`None`: nothing fits).
+        facts: What the minimal text states (`12 lines`, `exit status 2; 12 lines`).
+        empty: The record of a view that shows no line.
+
+    Returns:
+        The rendered view, its record stamped with the text's size.
+
+    Example:
+        ```python
+        from langchain_result_layer.core.view import ResultView
+
+        rendered = finish_render(ctx, None, "12 lines", lambda: ResultView(kind="command"))
+        assert "12 lines" in rendered.content
+        ```
+    """
+    if fitted is None:
+        text, view = minimal_text(ctx, facts), empty()
+    else:
+        text, view = fitted
+    return Rendered(content=text, view=stamp_view(view, text, ctx))
 
 
 def is_compact(ctx: ViewContext, settings: SalienceSettings = DEFAULT_SETTINGS) -> bool:
@@ -311,15 +344,10 @@ class CommandView(SalienceView):
             compose=self._compose,
             extra_parts=[],
         )
-        if fitted is None:
-            facts = f"{plural(analysis.total_lines, 'line')}"
-            if data.exit is not None:
-                facts = f"exit status {data.exit.code}; {facts}"
-            text = minimal_text(ctx, facts)
-            view = build_view([])
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        text, view = fitted
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
+        facts = plural(analysis.total_lines, "line")
+        if data.exit is not None:
+            facts = f"exit status {data.exit.code}; {facts}"
+        return finish_render(ctx, fitted, facts, lambda: build_view([]))
 
     # ------------------------------------------------------------------ record and layout
 

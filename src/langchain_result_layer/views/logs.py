@@ -43,8 +43,6 @@ from langchain_result_layer.views._layout import (
     Section,
     clip,
     header_text,
-    minimal_text,
-    stamp_view,
 )
 from langchain_result_layer.views._lines import (
     Window,
@@ -65,6 +63,7 @@ from langchain_result_layer.views.base import Prepared, Rendered, ViewContext
 from langchain_result_layer.views.command import (
     SalienceView,
     finish_line_layout,
+    finish_render,
     line_references,
     render_line_evidence,
 )
@@ -384,13 +383,12 @@ class LogView(SalienceView):
             fitted = attempt
             if attempt[1].shown >= min(_MIN_EVIDENCE_LINES, len(analysis.priority)):
                 break
-        if fitted is None:
-            facts = plural(analysis.total_lines, "line")
-            text = minimal_text(ctx, facts)
-            view = self._view(ctx, analysis, summary, tables=_Tables(), shown=[], raw=raw)
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
-        text, view = fitted
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
+        return finish_render(
+            ctx,
+            fitted,
+            plural(analysis.total_lines, "line"),
+            lambda: self._view(ctx, analysis, summary, tables=_Tables(), shown=[], raw=raw),
+        )
 
     # ------------------------------------------------------------------ record and layout
 
