@@ -469,7 +469,8 @@ _CONTINUATION_RE = re.compile(
     \s+at\ \S | \s*at\ [\w$.<]{1,400}\( | \s*File\ "[^"\n]{0,400}",\ line\ \d | \s+\.\.\.\ \d+\ more
     | \s*\#\d{1,4}\ +(?:0x[0-9a-f]|\S{1,400}\ in\ ) | \s*from\ \S{1,400}:\d | \s*(?:E|>)\ {2}
     | \s*Caused\ by: | \s*Also: | \s*\^+\s*$ | \s*~+(?:\^~*)?\s*$ | \s*\|
-    | \s*[-+](?![-+])\ ?\S | \s*(?:---|\+\+\+)\ \S | \s*@@\ | \s*(?:Expected|Actual|Received|expected|actual)\b
+    | \s*[-+](?![-+])\ ?\S | \s*(?:---|\+\+\+)\ \S | \s*@@[ ]
+    | \s*(?:Expected|Actual|Received|expected|actual)\b
     | \s*\(\S{1,400}\ [\d.\w-]{1,80}\)\ \S{1,400}:\d | \s*\S{1,400}\.\w{1,5}:\d
     | \s{2,}\S | \t\S
     )
