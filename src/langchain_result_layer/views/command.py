@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -76,6 +76,7 @@ __all__ = [
     "finish_render",
     "is_compact",
     "line_references",
+    "line_view",
     "render_line_evidence",
 ]
 
@@ -120,6 +121,64 @@ def _line_limits(ctx: ViewContext, sample: str, settings: SalienceSettings) -> L
     error = max(normal, int(body * settings.error_line_share * factor))
     anchor = max(error, int(body * settings.anchor_line_share * factor))
     return LineLimits(normal=normal, error=error, anchor=anchor, anchors=settings.anchor_lines)
+
+
+def line_view(
+    kind: str,
+    ctx: ViewContext,
+    analysis: Analysis,
+    summary: dict[str, Any],
+    *,
+    shown: list[Window],
+    raw: str,
+    items: Sequence[dict[str, Any]] = (),
+    observations: Sequence[str] = (),
+    truncated: bool | None = None,
+) -> ResultView:
+    r"""The record of a view that shows windows of lines of `raw`.
+
+    Args:
+        kind: The view's kind.
+        ctx: The view context (its reference for the omitted ranges).
+        analysis: The analysis of `raw`.
+        summary: Facts of the view.
+        shown: The shown windows.
+        raw: The raw text.
+        items: Items before the windows (a log view's error kinds and templates).
+        observations: What the view observes.
+        truncated: Whether the view leaves something out (`None`: whether a line is
+            omitted or cut).
+
+    Returns:
+        The record.
+
+    Example:
+        ```python
+        from langchain_result_layer.views._salience import analyse
+
+        view = line_view("command", ctx, analyse("a\nb\n"), {}, shown=[], raw="a\nb\n")
+        assert view.total == 2 and view.truncated
+        ```
+    """
+    omitted = omitted_line_ranges(analysis, shown)
+    if truncated is None:
+        truncated = bool(omitted) or any(line.cuts for w in shown for line in w.lines)
+    return ResultView(
+        kind=kind,
+        summary=dict(summary),
+        items=[*items, *(w.as_item() for w in shown)],
+        total=analysis.total_lines,
+        unit="lines",
+        shown=sum(w.size for w in shown),
+        observations=list(observations),
+        references=line_references(ctx, analysis, omitted),
+        omitted=omitted,
+        truncated=truncated,
+        original_chars=len(raw),
+        original_lines=analysis.total_lines,
+        original_bytes=analysis.byte_size(raw),
+        normalised=True,
+    )
 
 
 def finish_render(
@@ -359,24 +418,7 @@ class CommandView(SalienceView):
         shown: list[Window],
         raw: str,
     ) -> ResultView:
-        omitted = omitted_line_ranges(analysis, shown)
-        observations: list[str] = []
-        return ResultView(
-            kind=self.kind,
-            summary=dict(summary),
-            items=[w.as_item() for w in shown],
-            total=analysis.total_lines,
-            unit="lines",
-            shown=sum(w.size for w in shown),
-            observations=observations,
-            references=line_references(ctx, analysis, omitted),
-            omitted=omitted,
-            truncated=bool(omitted) or any(line.cuts for w in shown for line in w.lines),
-            original_chars=len(raw),
-            original_lines=analysis.total_lines,
-            original_bytes=analysis.byte_size(raw),
-            normalised=True,
-        )
+        return line_view(self.kind, ctx, analysis, summary, shown=shown, raw=raw)
 
     def _compose(
         self, view: ResultView, shown: list[Window], ctx: ViewContext, fence: Fence

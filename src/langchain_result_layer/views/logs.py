@@ -46,7 +46,6 @@ from langchain_result_layer.views._layout import (
 )
 from langchain_result_layer.views._lines import (
     Window,
-    omitted_line_ranges,
     sample_lines,
     spread,
     window_sections,
@@ -64,7 +63,7 @@ from langchain_result_layer.views.command import (
     SalienceView,
     finish_line_layout,
     finish_render,
-    line_references,
+    line_view,
     render_line_evidence,
 )
 from langchain_result_layer.views.text import TextView, raw_text
@@ -402,7 +401,6 @@ class LogView(SalienceView):
         shown: list[Window],
         raw: str,
     ) -> ResultView:
-        omitted = omitted_line_ranges(analysis, shown)
         observations: list[str] = []
         share = summary.get("top_template_share")
         if isinstance(share, float) and share >= 0.5 and summary.get("template_count", 0) > 1:
@@ -410,25 +408,20 @@ class LogView(SalienceView):
                 f"One template covers {share:.0%} of the lines; the other "
                 f"{int(summary['template_count']) - 1:,} templates may hold what is unusual."
             )
-        return ResultView(
-            kind=self.kind,
-            summary=dict(summary),
-            items=[
-                *(k.as_item() for k in tables.kinds),
-                *(t.as_item() for t in tables.templates),
-                *(w.as_item() for w in shown),
-            ],
-            total=analysis.total_lines,
-            unit="lines",
-            shown=sum(w.size for w in shown),
+        tabled = [
+            *(k.as_item() for k in tables.kinds),
+            *(t.as_item() for t in tables.templates),
+        ]
+        return line_view(
+            self.kind,
+            ctx,
+            analysis,
+            summary,
+            shown=shown,
+            raw=raw,
+            items=tabled,
             observations=observations,
-            references=line_references(ctx, analysis, omitted),
-            omitted=omitted,
             truncated=True,
-            original_chars=len(raw),
-            original_lines=analysis.total_lines,
-            original_bytes=analysis.byte_size(raw),
-            normalised=True,
         )
 
     def _compose(
