@@ -24,7 +24,13 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from langchain_result_layer import ResultLayer
 from langchain_result_layer.adapters._messages import RequestCounter
-from langchain_result_layer.core.token_bounds import PretokenBound, pretoken_bound_for
+from langchain_result_layer.core._approx import WEIGHTS, estimate_tokens
+from langchain_result_layer.core.token_bounds import (
+    EstimateBound,
+    PretokenBound,
+    estimate_bound,
+    pretoken_bound_for,
+)
 from langchain_result_layer.core.tokens import (
     ApproximateTokenCounter,
     TiktokenCounter,
@@ -183,6 +189,67 @@ def test_a_bound_built_from_checked_sets_counts_runs_digits_and_prefixes() -> No
     assert spaced.upper("1 (1:\n") == 1 + 1 + 1 + 1  # " (" and ":\n" are one token each
 
 
+# Text that reaches each count the estimate weighs: consonant clusters, vowel runs, capitals
+# after letters and after punctuation, letter runs of 16 and more, digit runs, punctuation
+# runs and pairs, runs of blanks, line breaks, and the "\x1f" and non-ASCII slow path.
+_ESTIMATE_PIECES = [
+    "strngth",
+    "bcdfghjklmnpqrstvwxz" * 2,
+    "aeiou",
+    "AEIOU",
+    "queueing",
+    "fooBar",
+    "HTTPServer",
+    "ABCDEFGHIJKLMNOP",
+    "x" * 40,
+    "Qq" * 9,
+    "0",
+    "000",
+    "1234567",
+    "..",
+    "...",
+    "-->",
+    "'s",
+    '"',
+    " ",
+    "  ",
+    "\t\t",
+    " \t ",
+    "\n",
+    "\r\n",
+    "\n  ",
+    "\n\n\n",
+    "\x00",
+    "\x0b",
+    "\x7f",
+    "\x1f",
+    "\u00e9",
+    "\u4e2d",
+]
+estimate_texts = st.lists(
+    st.sampled_from(_ESTIMATE_PIECES) | st.text(alphabet=string.printable, max_size=4),
+    max_size=150,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.one_of(estimate_texts, printable, ascii_letters))
+def test_the_estimate_bound_is_never_below_the_estimate(text: str) -> None:
+    bound = estimate_bound()
+    assert bound is not None  # the package's estimate has only features it knows
+    assert estimate_tokens(text) <= bound.upper(text)
+    assert bound.upper(text) <= max(1, len(text.encode("utf-8", "surrogatepass"))) or not text
+
+
+def test_the_estimate_bound_follows_the_weights_it_is_given() -> None:
+    constant = EstimateBound({"const": 4.5})  # every count weighs 0: the constant, rounded up
+    assert constant.upper("a long line of text") == 5 + 1  # one token over the ceiling
+    assert constant.upper("ab") == 2  # never more than the bytes
+    full = EstimateBound(WEIGHTS)
+    log = "2024-05-01 10:00:00 INFO worker started the build step\n" * 40
+    assert estimate_tokens(log) <= full.upper(log) < 0.7 * len(log)
+
+
 def test_lone_surrogates_are_bounded_too() -> None:
     text = "log line \ud800 with a lone surrogate\n" * 100
     for counter in (TIKTOKEN, APPROXIMATE):
@@ -197,9 +264,11 @@ def test_the_guard_bounds_ascii_text_with_the_pretoken_bound() -> None:
     bound = RequestCounter(TIKTOKEN).upper_bound(log)
     assert bound is not None
     assert exact <= bound < 0.85 * len(log)  # not the byte length
-    # The approximate estimate is bounded by the byte length only (its estimate is capped
-    # there); a tiktoken subclass that counts differently gets no pre-token bound either.
-    assert RequestCounter(APPROXIMATE).upper_bound(log) == len(log)
+    # The approximate estimate gets its own bound; a tiktoken subclass that counts
+    # differently gets none at all.
+    approximate = RequestCounter(APPROXIMATE).upper_bound(log)
+    assert approximate is not None
+    assert APPROXIMATE.count(log) <= approximate < 0.7 * len(log)
 
     class Shifted(TiktokenCounter):
         def count(self, text: str) -> int:

@@ -61,7 +61,12 @@ from langchain_result_layer.adapters._markers import MarkerSigner, raw_marker
 from langchain_result_layer.core.budget import DEFAULT_IMAGE_TOKENS
 from langchain_result_layer.core.guard import MessageRecord, Role
 from langchain_result_layer.core.jsonable import to_json_text, to_jsonable
-from langchain_result_layer.core.token_bounds import PretokenBound, pretoken_bound_for
+from langchain_result_layer.core.token_bounds import (
+    EstimateBound,
+    PretokenBound,
+    estimate_bound,
+    pretoken_bound_for,
+)
 from langchain_result_layer.core.tokens import (
     ApproximateTokenCounter,
     TiktokenCounter,
@@ -121,8 +126,10 @@ def _bytes_bound_counts(counter: TokenCounter) -> bool:
     return count is TiktokenCounter.count or count is ApproximateTokenCounter.count
 
 
-def _pretoken_bound_of(counter: TokenCounter) -> PretokenBound | None:
-    """The pre-token bound of a tiktoken counter's encoding (`None` for other counters)."""
+def _text_bound_of(counter: TokenCounter) -> PretokenBound | EstimateBound | None:
+    """The cheap bound of a counter's counts (`None`: the byte length, or none at all)."""
+    if type(counter).count is ApproximateTokenCounter.count:
+        return estimate_bound()
     if not isinstance(counter, TiktokenCounter) or type(counter).count is not TiktokenCounter.count:
         return None
     try:
@@ -371,8 +378,8 @@ class RequestCounter:
         self.max_entries = max_entries
         self.signer = signer
         self._bounded = _bytes_bound_counts(counter)
-        self._pretoken_bound: PretokenBound | bool | None = False
-        """The encoding's `PretokenBound` (`False`: not looked up yet; `None`: there is none)."""
+        self._text_bound: PretokenBound | EstimateBound | bool | None = False
+        """The counter's cheap bound (`False`: not looked up yet; `None`: the byte length)."""
         self._by_obj: dict[int, tuple[weakref.ref[BaseMessage], Any, Any, Scope, MessageInfo]] = {}
         self._by_key: dict[tuple[Any, ...], MessageInfo] = {}
         self._text: dict[tuple[int, int], int] = {}
@@ -427,9 +434,10 @@ class RequestCounter:
 
         For tiktoken encodings every token spans at least one UTF-8 byte, so the UTF-8
         length bounds the count; for ASCII text under `o200k_base` or `cl100k_base` the
-        pre-token bound (`core.token_bounds`, about 0.8 of the length on logs) is used. The
-        approximate counter never estimates more than the UTF-8 length either. Short texts
-        and other counters (a chat model's own) get `None`: count them.
+        pre-token bound (`core.token_bounds.PretokenBound`, about 0.8 of the length on logs)
+        is used. The approximate counter never estimates more than the UTF-8 length either;
+        for ASCII text its `EstimateBound` (about 1.5x the estimate on logs) is used. Short
+        texts and other counters (a chat model's own) get `None`: count them.
 
         Args:
             text: The text.
@@ -439,10 +447,10 @@ class RequestCounter:
         """
         if not self._bounded or len(text) < _BOUND_MIN_CHARS:
             return None
-        bound = self._pretoken_bound
+        bound = self._text_bound
         if bound is False:
-            bound = self._pretoken_bound = _pretoken_bound_of(self.counter)
-        if isinstance(bound, PretokenBound):
+            bound = self._text_bound = _text_bound_of(self.counter)
+        if isinstance(bound, (PretokenBound, EstimateBound)):
             return bound.upper(text)
         if text.isascii():
             return len(text)
