@@ -10,9 +10,10 @@ call, with approximate and exact (o200k) token counting:
   (AI, tool) turn and guards again (*per call*: what an agent pays on every step). Two cases:
   the new result arrives *processed* (wrapped tool, middleware or truncation node: its count is
   in the layer's signed marker) or *raw* (the guard alone, unwrapped tools): a raw result is
-  first bounded (a provable upper bound of its o200k count: `core/token_bounds.py` for ASCII
-  text, else its UTF-8 length), and counted exactly only when the bounds say the request may
-  pass the trigger.
+  first bounded (a provable upper bound of its count, `core/token_bounds.py`: the pre-token
+  bound of o200k for ASCII text, the estimate bound for the approximate counter, else the
+  UTF-8 length), and counted exactly only when the bounds say the request may pass the
+  trigger.
 - **ContextEditingMiddleware** (`ClearToolUsesEdit(trigger=0.75 x window, keep=3)`): its
   `wrap_model_call` on the same growing conversation. It edits only the request, so every call
   deep-copies and recounts the whole history; *exact* gives it a counter that counts the
@@ -251,9 +252,10 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
         "graph would; ContextEditing edits only the request, so it recounts everything",
         "processed: the result comes from a wrapped tool, the middleware or the truncation "
         "node, and its token count is in the layer's signed marker; raw: the guard alone sees "
-        "an unprocessed result, bounds it (exact o200k: the pre-token bound of "
-        "core/token_bounds.py, about 0.8 of the UTF-8 length on logs; approximate: the "
-        "UTF-8 length) and counts it exactly only when the bounds may pass the trigger "
+        "an unprocessed result, bounds it (core/token_bounds.py: exact o200k, the pre-token "
+        "bound, 2.2x the count on these logs; approximate, the estimate bound, 1.3x the "
+        "estimate; the UTF-8 length is 2.3-2.8x) and counts it exactly only when the bounds "
+        "may pass the trigger "
         "('results counted exactly after a bound': each raw result is, once; 'calls decided "
         "on bounds alone': calls that neither cleared nor counted any result exactly)",
         f"ours, exact processed: {ours_exact['clearing_calls']} of {calls_ours} calls cleared "
