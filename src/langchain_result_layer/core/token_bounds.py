@@ -372,27 +372,15 @@ def _estimate_table() -> bytes:
 
 _ESTIMATE_TABLE = _estimate_table()
 
-_ESTIMATE_FEATURES = frozenset(
-    {
-        "const",
-        "letter_runs",
-        "letters_16",
-        "consonant_triples",
-        "vowel_pairs",
-        "capital_starts",
-        "upper_pairs",
-        "humps",
-        "digit_runs",
-        "digit_triples",
-        "punct_runs_to_letter",
-        "punct_runs_other",
-        "punct_pairs",
-        "blanks",
-        "blank_runs_2",
-        "indents",
-        "newline_runs",
-    }
-)
+_EXACT_RUNS = ("letter_runs", "digit_runs", "newline_runs", "blank_runs_2")
+"""Features the bound counts exactly (runs of a class)."""
+_BY_WINDOWS = ("consonant_triples", "vowel_pairs", "punct_pairs")
+"""Patterns the estimate counts without overlaps: at most their windows."""
+_BY_CLASSES = ("letters_16", "capital_starts", "upper_pairs", "humps", "digit_triples")
+"""Patterns bounded by how many characters of their class there are."""
+_OTHERS = ("const", "blanks", "indents", "punct_runs_to_letter", "punct_runs_other")
+"""The constant, blanks, indents (by line breaks) and punctuation runs (by runs)."""
+_ESTIMATE_FEATURES = frozenset((*_EXACT_RUNS, *_BY_WINDOWS, *_BY_CLASSES, *_OTHERS))
 """The features of the approximate estimate that ASCII text can have, each bounded below."""
 
 
