@@ -140,3 +140,46 @@ def test_a_line_longer_than_a_block_is_read_to_its_end() -> None:
     with _block(64):
         assert CORE_SIGNALS.word_lines(text, 0, len(text)) == [1, 3]
         assert CORE_SIGNALS.word_lines(text, 0, len(text) - 1) == [1]  # `fail` cut at `hi`
+
+
+_KEYWORD_TEXTS = st.lists(
+    st.sampled_from(
+        [
+            *evidence._KEYWORD_LITERALS,
+            *("fail", "fail_", "failé", "failed", "x", " "),
+            *("\n",) * 12,
+            *("é", "😀", "\ud800", "_", "1"),
+        ]
+    ),
+    max_size=200,
+).map("".join)
+
+
+@contextmanager
+def _scan_window(size: int) -> Iterator[None]:
+    saved = evidence._SCAN_WINDOW
+    evidence._SCAN_WINDOW = size
+    try:
+        yield
+    finally:
+        evidence._SCAN_WINDOW = saved
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=_KEYWORD_TEXTS,
+    cut=st.tuples(st.integers(0, 600), st.integers(0, 600)),
+    window=st.sampled_from([1, 4, 9, 30, 1 << 20]),
+)
+def test_the_automaton_finds_the_lines_of_the_literal_scan(
+    text: str, cut: tuple[int, int], window: int
+) -> None:
+    lo, hi = sorted((min(cut[0], len(text)), min(cut[1], len(text))))
+    with _scan_window(window):
+        fast = list(evidence._automaton_spans(text, lo, hi))
+        slow = list(evidence._literal_spans(text, lo, hi))
+    reference: list[tuple[int, int]] = []
+    for match in evidence._KEYWORD_RE.finditer(text, lo, hi):
+        if not reference or match.start() >= reference[-1][1]:
+            reference.append(evidence._line_span(text, match.start(), lo, hi))
+    assert fast == slow == reference

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 try:
-    from ahocorasick_rs import BytesAhoCorasick, MatchKind
+    from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
 except ImportError:  # no wheel for this platform: `Signals.word_lines` uses `str.find` per word
     _AUTOMATON = False
 else:
@@ -968,6 +968,66 @@ def _candidate_spans(
 
 
 def _forward_spans(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """The spans of the lines of `text[lo:hi]` holding a keyword literal, in text order.
+
+    With `ahocorasick_rs`, one automaton pass per window (`_automaton_spans`); without it,
+    one `str.find` per literal and window (`_literal_spans`): the same spans.
+    """
+    if _AUTOMATON:
+        return _automaton_spans(text, lo, hi)
+    return _literal_spans(text, lo, hi)
+
+
+_SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
+_LONGEST_LITERAL = max(map(len, _KEYWORD_LITERALS))
+
+
+@lru_cache(maxsize=1)
+def _keyword_automaton() -> AhoCorasick:
+    return AhoCorasick(_KEYWORD_LITERALS)
+
+
+def _automaton_spans(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
+    """`_literal_spans` in one Aho-Corasick pass (every occurrence) over each window.
+
+    A window ends at its last newline (no literal holds one), or, inside a line longer than
+    a window, reads the longest literal's length minus one past its end so that no
+    occurrence is cut; lone surrogates (which the automaton cannot read) become U+FFFD in
+    its copy, which no literal holds. Windows are read only as far as the lines asked for.
+    """
+    automaton = _keyword_automaton()
+    pos, line_end = lo, lo
+    while pos < hi:
+        end = min(hi, pos + _SCAN_WINDOW)
+        cut = end
+        if end < hi:
+            nl = text.rfind("\n", pos, end)
+            cut = nl + 1 if nl >= 0 else end
+        read_end = (
+            cut if cut == hi or text[cut - 1] == "\n" else min(hi, cut + _LONGEST_LITERAL - 1)
+        )
+        window = text[pos:read_end]
+        try:
+            matches = automaton.find_matches_as_indexes(window, overlapping=True)
+        except UnicodeEncodeError:
+            window = _SURROGATE_RE.sub("\ufffd", window)
+            matches = automaton.find_matches_as_indexes(window, overlapping=True)
+        starts = sorted(
+            pos + start
+            for i, start, stop in matches
+            if pos + start < cut
+            and (_KEYWORD_LITERALS[i] != _WORD_END_LITERAL or _word_ends(text, pos + stop, hi))
+        )
+        for at in starts:
+            if at < line_end:
+                continue  # this line is yielded already
+            span = _line_span(text, at, lo, hi)
+            yield span
+            line_end = span[1]
+        pos = max(cut, line_end)
+
+
+def _literal_spans(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
     """The spans of the lines of `text[lo:hi]` holding a keyword literal, in text order.
 
     Each literal keeps its next occurrence (or how far it is known absent), so every literal
