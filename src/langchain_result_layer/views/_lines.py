@@ -544,9 +544,10 @@ def window_sections(items: Sequence[Window], fence: Fence) -> list[Section]:
         out: list[str] = []
         for line in item.lines:
             shown = line.text
-            # Markers go in from the last cut backwards so positions stay valid.
-            for cut in sorted(line.cuts, key=lambda c: c.at, reverse=True):
-                shown = shown[: cut.at] + fence.marker(cut_marker(cut)) + shown[cut.at :]
+            if line.cuts:  # most lines are whole
+                # Markers go in from the last cut backwards so positions stay valid.
+                for cut in sorted(line.cuts, key=lambda c: c.at, reverse=True):
+                    shown = shown[: cut.at] + fence.marker(cut_marker(cut)) + shown[cut.at :]
             out.append(shown)
         first, last = item.start_line, item.end_line
         title = f"line {first}" if first == last else f"lines {first}-{last}"
