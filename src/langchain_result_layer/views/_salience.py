@@ -1349,6 +1349,8 @@ def _group_key(text: str) -> str:
             continue  # timestamps and other leading numbers
         if "/" in token or "\\" in token:
             words.append("*")
+        elif token.isalpha():  # no digit to fold (most words)
+            words.append(token)
         else:
             folded = token.translate(_DIGITS_TO_ZERO)
             words.append(_ZEROS_RE.sub("0", folded) if "00" in folded else folded)
