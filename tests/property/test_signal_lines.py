@@ -157,12 +157,12 @@ _KEYWORD_TEXTS = st.lists(
 
 @contextmanager
 def _scan_window(size: int) -> Iterator[None]:
-    saved = evidence._SCAN_WINDOW
-    evidence._SCAN_WINDOW = size
+    saved = evidence._SCAN_WINDOW, evidence._AUTOMATON_WINDOW
+    evidence._SCAN_WINDOW = evidence._AUTOMATON_WINDOW = size
     try:
         yield
     finally:
-        evidence._SCAN_WINDOW = saved
+        evidence._SCAN_WINDOW, evidence._AUTOMATON_WINDOW = saved
 
 
 @settings(max_examples=400, deadline=None)

@@ -978,6 +978,9 @@ def _forward_spans(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
     return _literal_spans(text, lo, hi)
 
 
+_AUTOMATON_WINDOW = 1 << 18
+"""Characters `_automaton_spans` reads at once (its copy of them, and their UTF-8, is the
+memory it needs)."""
 _SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
 _LONGEST_LITERAL = max(map(len, _KEYWORD_LITERALS))
 
@@ -998,7 +1001,7 @@ def _automaton_spans(text: str, lo: int, hi: int) -> Iterator[tuple[int, int]]:
     automaton = _keyword_automaton()
     pos, line_end = lo, lo
     while pos < hi:
-        end = min(hi, pos + _SCAN_WINDOW)
+        end = min(hi, pos + _AUTOMATON_WINDOW)
         cut = end
         if end < hi:
             nl = text.rfind("\n", pos, end)
