@@ -8,13 +8,12 @@ lines short and long, taken and not), both give the same order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from langchain_result_layer.views import _lines
 from langchain_result_layer.views._lines import LineLimits, LineTexts, showing_order
-from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._salience import analyse
 
 
 def _reference_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int) -> list[int]:
@@ -31,21 +30,6 @@ def _reference_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total:
         gap.append(other)
         other += step
     return []
-
-
-def _reference_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -> list[int]:
-    taken: set[int] = set()
-    order: list[int] = []
-    for ln in ranked:
-        if ln in taken:
-            continue
-        taken.add(ln)
-        order.append(ln)
-        for step in (-1, 1):
-            gap = _reference_gap(ln, step, taken, texts, analysis.total_lines)
-            taken.update(gap)
-            order.extend(gap)
-    return order
 
 
 _LINES = st.lists(
@@ -67,5 +51,10 @@ def test_showing_order_is_the_line_by_line_walks(lines: list[str], data: st.Data
     ranked = data.draw(st.permutations(numbers).map(lambda p: p[: len(p) // 2 + 1]))
     limits = LineLimits(normal=120, error=200, anchor=300, anchors=2)
     new = showing_order(analysis, ranked, LineTexts(analysis, limits, ranked[:2]))
-    old = _reference_order(analysis, ranked, LineTexts(analysis, limits, ranked[:2]))
+    saved = _lines._short_gap
+    _lines._short_gap = _reference_gap  # the same order, gap by gap the old way
+    try:
+        old = showing_order(analysis, ranked, LineTexts(analysis, limits, ranked[:2]))
+    finally:
+        _lines._short_gap = saved
     assert new == old
