@@ -109,3 +109,24 @@ row_lists = st.lists(
 ).map(lambda rows: rows * 200)
 
 message_content = st.one_of(tool_text, block_lists, row_lists)
+
+
+# The characters at which tiktoken's pre-tokenizers change their mind: newlines, blanks of every
+# kind, `/` (o200k's punctuation runs take `[\r\n/]*`), punctuation, apostrophes, digits, letters
+# of both cases, marks, CJK, emoji, a lone surrogate; and short pieces where one piece ends and the
+# next begins (contractions, indented lines, paths after a newline, a stack frame).
+PRETOKEN_PIECES = st.sampled_from(
+    [
+        *"\n\n\n\n\r\t  /./'-_:;,()[]{}$#=+*09aZé",
+        *("\u0301", "\u00a0", "\u2028", "\u3000", "\x0b", "\x1c", "\x85"),
+        *("中", "文", "中文", "😀", "\ud800"),
+        *("'s", "'ll", "error", "Error", "error: ", " at ", "word "),
+        *("\n  ", "\n/", "\n\n", ".\n", "\r\n", "http://x/", "//comment"),
+        *("\n/usr/bin", "\n  indented", "    at x.y(Z.java:1)"),
+    ]
+)
+
+
+def pretoken_texts(max_size: int) -> st.SearchStrategy[str]:
+    """Texts of up to `max_size` pieces cut where a pre-tokenizer would start a new piece."""
+    return st.lists(PRETOKEN_PIECES, max_size=max_size).map("".join)

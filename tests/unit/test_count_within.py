@@ -26,28 +26,10 @@ from langchain_result_layer.core.tokens import (
     is_additive,
     load_offline_encoding,
 )
+from tests.property.strategies import pretoken_texts
 
 ENCODINGS = sorted(name for name in ADDITIVE_ENCODINGS if load_offline_encoding(name))
-_PIECES = st.sampled_from(
-    [
-        *"\n\n\n\n\r\t  /./'-_:;,()[]{}$#=+*09aZé",
-        "\u0301",
-        "\u00a0",
-        "\u3000",
-        "\x1c",
-        "\x85",
-        "中文",
-        "😀",
-        "\ud800",
-        "error: ",
-        "    at x.y(Z.java:1)",
-        "//comment",
-        "\n/usr/bin",
-        "\n  indented",
-        "word ",
-    ]
-)
-_TEXTS = st.lists(_PIECES, max_size=300).map("".join)
+_TEXTS = pretoken_texts(max_size=300)
 
 
 @contextmanager

@@ -18,31 +18,10 @@ from langchain_result_layer.core.tokens import (
     TiktokenCounter,
     load_offline_encoding,
 )
+from tests.property.strategies import pretoken_texts
 
 ENCODINGS = sorted(name for name in ADDITIVE_ENCODINGS if load_offline_encoding(name))
-# The characters at which pre-tokenizers change their mind: newlines, blanks of every kind,
-# `/` (o200k's punctuation runs take `[\r\n/]*`), punctuation, apostrophes, digits, letters
-# of both cases, marks, CJK, emoji, a lone surrogate.
-_ALPHABET = st.sampled_from(
-    [
-        *"\n\n\n\r\t  /./'-_:;,()[]{}$#=+*09aZé",
-        *(
-            "\u0301",
-            "\u00a0",
-            "\u2028",
-            "\u3000",
-            "\x0b",
-            "\x1c",
-            "\x85",
-            "中",
-            "文",
-            "😀",
-            "\ud800",
-        ),
-        *("'s", "'ll", "error", "Error", " at ", "\n  ", "\n/", "\n\n", ".\n", "\r\n", "http://x/"),
-    ]
-)
-_TEXTS = st.lists(_ALPHABET, max_size=400).map("".join)
+_TEXTS = pretoken_texts(max_size=400)
 
 
 def _exact(name: str, text: str) -> int:
