@@ -25,9 +25,10 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
+from langchain_result_layer.core.slice_request import SliceRequest
 from langchain_result_layer.stores._access import (
     DEFAULT_MAX_RECORD_SIZE,
     MIN_CAPPED_SIZE,
@@ -89,20 +90,17 @@ class StoreOptions(TypedDict, total=False):
 
 
 @dataclass(frozen=True, slots=True)
-class ReadRequest:
+class ReadRequest(SliceRequest):
     """The checked arguments of one `read`: a line range, an offset range, or everything.
+
+    The fields are `SliceRequest`'s (the same record a view's fetch steps yield); this adds
+    the check and the serving.
 
     Example:
         ```python
         assert ReadRequest.of(offset=10, limit=5).label == "offset=10+5"
         ```
     """
-
-    start_line: int | None = None
-    end_line: int | None = None
-    offset: int | None = None
-    limit: int | None = None
-    max_size: int | None = None
 
     @classmethod
     def of(cls, **read_range: Unpack[ReadRange]) -> ReadRequest:
@@ -126,7 +124,7 @@ class ReadRequest:
         ):
             msg = "give a line range or an offset range, not both"
             raise ValueError(msg)
-        for name in ("start_line", "end_line", "offset", "limit", "max_size"):
+        for name in (f.name for f in fields(request)):
             value = getattr(request, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 msg = f"{name} must be an integer"

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
+from langchain_result_layer.core.slice_request import SliceRequest
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import ResultView
 
@@ -164,32 +165,6 @@ class Rendered:
     """Model-visible content: a string, or a list of content blocks."""
     view: ResultView
     """The structured record (becomes the `ToolMessage.artifact`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SliceRequest:
-    """The part of a stored result that a fetch asks for, in store coordinates.
-
-    Exactly one of the two forms is set: lines (1-based, inclusive) or characters/bytes
-    (0-based offset and a length).
-
-    Example:
-        ```python
-        SliceRequest(start_line=1, end_line=50)
-        ```
-    """
-
-    start_line: int | None = None
-    """First line."""
-    end_line: int | None = None
-    """Last line (inclusive)."""
-    offset: int | None = None
-    """First character (byte)."""
-    limit: int | None = None
-    """Length in characters (bytes)."""
-    max_size: int | None = None
-    """Most characters (bytes) to read: the reader stops there and marks the read incomplete
-    (`None`: up to `RecordInfo.max_read`). A request with no range reads the whole record."""
 
 
 DEFAULT_MAX_READ_CHARS = 64 * 1024 * 1024
