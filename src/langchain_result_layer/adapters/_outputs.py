@@ -2,7 +2,8 @@
 
 A tool call can return a `ToolMessage`, a LangGraph `Command` whose `update["messages"]`
 carries `ToolMessage`s, a list of those, or (invoked without a tool call) the raw output. The
-sync and async paths share the dispatch; only the processing call differs.
+sync and async paths share the dispatch (a generator that yields each processing call, run by
+`adapters._sans_io.drive` or `adrive`); only the processing call differs.
 
 Example:
     ```python
@@ -16,13 +17,15 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 
 from langchain_result_layer.adapters._context import ToolResult
+from langchain_result_layer.adapters._sans_io import IOStep, Steps, adrive, drive
 
 if TYPE_CHECKING:
     from langchain_result_layer.adapters._context import ResultProcessor
@@ -109,7 +112,8 @@ def process_output(
         assert len(out) == 1 and layer.is_processed(out[0]) and len(out[0].text) < len(big)
         ```
     """
-    return _dispatch(output, lambda m: layer.process_result(ToolResult(m, config, siblings, store)))
+    call = ToolResult(None, config, siblings, store)
+    return drive(_dispatch(output, _processing(layer, call)))
 
 
 async def aprocess_output(
@@ -128,40 +132,42 @@ async def aprocess_output(
         assert layer.is_processed(processed)
         ```
     """
-    return await _adispatch(
-        output, lambda m: layer.aprocess_result(ToolResult(m, config, siblings, store))
+    call = ToolResult(None, config, siblings, store)
+    return await adrive(_dispatch(output, _processing(layer, call)))
+
+
+def _process(layer: ResultProcessor, result: ToolResult) -> IOStep[Any]:
+    """Processing one result, in its sync and async form."""
+    return IOStep(
+        functools.partial(layer.process_result, result),
+        functools.partial(layer.aprocess_result, result),
     )
 
 
-def _dispatch(output: Any, process: Callable[[ToolMessage], ToolMessage]) -> Any:
+def _processing(layer: ResultProcessor, call: ToolResult) -> Callable[[ToolMessage], IOStep[Any]]:
+    """How each `ToolMessage` of one tool call is processed (`call` holds the rest)."""
+    return lambda message: _process(layer, dataclasses.replace(call, value=message))
+
+
+def _dispatch(output: Any, process: Callable[[ToolMessage], IOStep[Any]]) -> Steps[Any]:
+    """Process every `ToolMessage` in an output, one after the other (the shape is kept)."""
     command_type = _command_type()
     if isinstance(output, ToolMessage):
-        return process(output)
+        return (yield process(output))
     if command_type is not None and isinstance(output, command_type):
         found = _command_messages(output)
         if found is None:
             return output
         where, messages = found
-        new = [process(m) if isinstance(m, ToolMessage) else m for m in messages]
+        new = []
+        for message in messages:
+            new.append((yield process(message)) if isinstance(message, ToolMessage) else message)
         return dataclasses.replace(output, update=_rebuild_update(output.update, where, new))
     if isinstance(output, list) and output and all(_is_output(o, command_type) for o in output):
-        return [_dispatch(o, process) for o in output]
-    return output
-
-
-async def _adispatch(output: Any, process: Callable[[ToolMessage], Awaitable[ToolMessage]]) -> Any:
-    command_type = _command_type()
-    if isinstance(output, ToolMessage):
-        return await process(output)
-    if command_type is not None and isinstance(output, command_type):
-        found = _command_messages(output)
-        if found is None:
-            return output
-        where, messages = found
-        new = [await process(m) if isinstance(m, ToolMessage) else m for m in messages]
-        return dataclasses.replace(output, update=_rebuild_update(output.update, where, new))
-    if isinstance(output, list) and output and all(_is_output(o, command_type) for o in output):
-        return [await _adispatch(o, process) for o in output]
+        processed = []
+        for one in output:
+            processed.append((yield from _dispatch(one, process)))
+        return processed
     return output
 
 
@@ -217,9 +223,8 @@ def process_raw(
         assert isinstance(view, str) and len(view) < 500_000  # the bounded, fenced view
         ```
     """
-    if is_tool_output(output) or output is None:
-        return process_output(layer, output, config, siblings=siblings, store=store)
-    return layer.process_result(ToolResult(output, config, store=store, tool_name=tool_name))
+    call = ToolResult(output, config, siblings, store, tool_name=tool_name)
+    return drive(_raw(layer, call))
 
 
 async def aprocess_raw(
@@ -240,6 +245,13 @@ async def aprocess_raw(
         assert isinstance(view, str) and "20,000" in view
         ```
     """
-    if is_tool_output(output) or output is None:
-        return await aprocess_output(layer, output, config, siblings=siblings, store=store)
-    return await layer.aprocess_result(ToolResult(output, config, store=store, tool_name=tool_name))
+    call = ToolResult(output, config, siblings, store, tool_name=tool_name)
+    return await adrive(_raw(layer, call))
+
+
+def _raw(layer: ResultProcessor, call: ToolResult) -> Steps[Any]:
+    """Messages and commands go through the dispatch; a raw output is one result."""
+    if is_tool_output(call.value) or call.value is None:
+        each = _processing(layer, dataclasses.replace(call, tool_name=None))
+        return (yield from _dispatch(call.value, each))
+    return (yield _process(layer, dataclasses.replace(call, siblings=1)))
