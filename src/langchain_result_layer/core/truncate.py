@@ -53,7 +53,7 @@ from langchain_result_layer.core.render import (
     range_text,
 )
 from langchain_result_layer.core.tokens import TokenCounter
-from langchain_result_layer.core.view import OmittedRange
+from langchain_result_layer.core.view import OmittedRange, OmittedTotals
 
 __all__ = [
     "ERROR_HEAD_CAP",
@@ -199,7 +199,7 @@ class Segment:
 
 
 @dataclass(slots=True)
-class TextTruncation:
+class TextTruncation(OmittedTotals):
     r"""What the engine produced.
 
     Attributes:
@@ -240,16 +240,6 @@ class TextTruncation:
     error_mode: bool = False
     fence_nonce: str = ""
     next_reference: Reference | None = None
-
-    @property
-    def omitted_chars(self) -> int:
-        """Characters left out."""
-        return sum(r.chars for r in self.omitted)
-
-    @property
-    def omitted_lines(self) -> int:
-        """Whole lines left out."""
-        return sum(r.lines for r in self.omitted)
 
     @property
     def kept_chars(self) -> int:

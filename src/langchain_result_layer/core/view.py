@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["ARTIFACT_MARKER", "OmittedRange", "ResultView"]
+__all__ = ["ARTIFACT_MARKER", "OmittedRange", "OmittedTotals", "ResultView"]
 
 ARTIFACT_MARKER = "langchain_result_layer.ResultView/1"
 """Value of the `protocol` key that identifies a serialised `ResultView`."""
@@ -106,8 +106,34 @@ class OmittedRange:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
+class OmittedTotals:
+    """What a record's `omitted` ranges add up to (`ResultView` and `TextTruncation` have it).
+
+    Example:
+        ```python
+        view = ResultView(kind="text", omitted=[OmittedRange(3, 9, 40, 400, lines=7)])
+        assert (view.omitted_chars, view.omitted_lines) == (360, 7)
+        ```
+    """
+
+    __slots__ = ()
+
+    omitted: list[OmittedRange]
+    """The ranges left out (the record's field)."""
+
+    @property
+    def omitted_chars(self) -> int:
+        """Total characters left out."""
+        return sum(r.chars for r in self.omitted)
+
+    @property
+    def omitted_lines(self) -> int:
+        """Total whole lines left out."""
+        return sum(r.lines for r in self.omitted)
+
+
 @dataclass(slots=True)
-class ResultView:
+class ResultView(OmittedTotals):
     """Structured record of what the model was shown for one tool result.
 
     Example:
@@ -176,16 +202,6 @@ class ResultView:
     (they are in the message content or the store)."""
     protocol: str = ARTIFACT_MARKER
     """The marker that identifies the record in a checkpoint (do not change)."""
-
-    @property
-    def omitted_chars(self) -> int:
-        """Total characters left out."""
-        return sum(r.chars for r in self.omitted)
-
-    @property
-    def omitted_lines(self) -> int:
-        """Total whole lines left out."""
-        return sum(r.lines for r in self.omitted)
 
     def record_size(self) -> int:
         """Characters of the record's JSON form, without the tool's own artifact.
