@@ -170,11 +170,12 @@ def equal_cost_fence(counter: TokenCounter, *parts: Iterable[str] | str) -> Fenc
         ```
     """
     want = _nonce_cost(counter, CANONICAL_FENCE.nonce)
-    fence = new_fence(*parts)
+    kept = [part if isinstance(part, str) else list(part) for part in parts]  # read once
+    fence = new_fence(*kept)
     for _ in range(_NONCE_DRAWS):
         if _nonce_cost(counter, fence.nonce) == want:
             return fence
-        fence = new_fence(*parts)
+        fence = new_fence(*kept)
     return fence
 
 

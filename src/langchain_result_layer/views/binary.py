@@ -28,10 +28,10 @@ from langchain_result_layer.views._layout import (
     Layout,
     Section,
     clip,
+    equal_cost_fence,
     footer_text,
     header_text,
     human_size,
-    new_fence,
     render_largest,
 )
 from langchain_result_layer.views._notices import bare_notice
@@ -188,7 +188,7 @@ class BinaryView(ResultViewBuilder):
         lines = [
             f"{off:>8}: {clean_for_display(clip(text, _STRING_CHARS)[0])}" for off, text in strings
         ]
-        fence = new_fence(lines)
+        fence = equal_cost_fence(ctx.counter, lines)
 
         def build(n: int) -> tuple[ResultView, str]:
             view = self._view(ctx, facts, strings[:n], lines[:n])

@@ -30,10 +30,10 @@ from langchain_result_layer.views._layout import (
     Layout,
     Section,
     clip,
+    equal_cost_fence,
     footer_text,
     header_text,
     human_size,
-    new_fence,
     render_largest,
 )
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
@@ -335,7 +335,7 @@ class FileView(ResultViewBuilder):
             clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[0]
             for i in data.key_lines
         ]
-        fence = new_fence(entry_lines, head_lines, key_texts)
+        fence = equal_cost_fence(ctx.counter, entry_lines, head_lines, key_texts)
         n_entries = len(entry_lines)
         n_head = len(head_lines)
         n_keys = len(key_texts)

@@ -72,10 +72,10 @@ from langchain_result_layer.views._layout import (
     Layout,
     Section,
     clip,
+    equal_cost_fence,
     footer_text,
     header_text,
     human_size,
-    new_fence,
     render_fitting,
     render_largest,
     stamp_view,
@@ -892,7 +892,7 @@ class JsonView(ResultViewBuilder):
     def _render_outline(self, data: _JsonData, raw: str, ctx: ViewContext) -> Rendered:
         entry_lines = [_entry_line(e) for e in data.entries]
         item_lines = [_item_line(i) for i in data.items]
-        fence = new_fence(entry_lines, item_lines)
+        fence = equal_cost_fence(ctx.counter, entry_lines, item_lines)
         n_e, n_i = len(entry_lines), len(item_lines)
         spans = _spans_of(data, raw)
         text_info = _Raw(raw)
@@ -1259,7 +1259,7 @@ class JsonView(ResultViewBuilder):
             used += len(line) + 1
             if used > ctx.budget.chars:
                 break
-        fence = new_fence(lines)
+        fence = equal_cost_fence(ctx.counter, lines)
         located: list[dict[Parts, Span] | None] = []
 
         def omitted_for(m: int) -> list[OmittedRange]:
@@ -1328,7 +1328,7 @@ class JsonView(ResultViewBuilder):
         spans = _verified_spans(raw.text, page.array, page.parts, [(*page.parts, i)])
         span = spans.get((*page.parts, i)) if spans else None
         exact = span is not None and raw.text[span[0] : span[1]] == body
-        fence = new_fence(body)
+        fence = equal_cost_fence(ctx.counter, body)
 
         def build(limit: int) -> tuple[ResultView, str]:
             shown, was_cut = clip(body, limit)
@@ -1456,7 +1456,7 @@ class JsonView(ResultViewBuilder):
     ) -> Rendered:
         path = format_path(parts)
         body = json.dumps(value, ensure_ascii=False, indent=1)
-        fence = new_fence(body)
+        fence = equal_cost_fence(ctx.counter, body)
         where = path if _safe_path(path) else "the requested path"
         header = (
             f"[JSON value at {where} ({_type_name(value)}, {plural(len(body), 'char')}) "

@@ -65,12 +65,12 @@ from langchain_result_layer.views._layout import (
     Layout,
     Section,
     clip,
+    equal_cost_fence,
     footer_text,
     header_text,
     human_size,
     largest_fitting,
     minimal_text,
-    new_fence,
     stamp_view,
 )
 from langchain_result_layer.views._tabular import (
@@ -641,7 +641,8 @@ class RowsView(ResultViewBuilder):
         stats = list(stats)
         limit = options.max_value_chars
         candidates = _candidate_rows(page.rows, columns, len(page.rows), limit, page.delimiter)
-        fence = new_fence(
+        fence = equal_cost_fence(
+            ctx.counter,
             (line for line, _, _ in candidates),
             (_row_line(values) for _, values, _ in candidates),
             [_stats_line(s) for s in stats],

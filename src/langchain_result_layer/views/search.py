@@ -38,9 +38,9 @@ from langchain_result_layer.views._layout import (
     Layout,
     Section,
     clip,
+    equal_cost_fence,
     footer_text,
     header_text,
-    new_fence,
     render_largest,
 )
 from langchain_result_layer.views._lines import range_phrase
@@ -299,7 +299,7 @@ class SearchView(ResultViewBuilder):
         top_files = per_file.most_common(_TOP_FILES)
         hit_texts = [clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
         file_lines = [f"{n:,} {clean_for_display(p)}" for p, n in top_files]
-        fence = new_fence(hit_texts, file_lines, parsed.headers)
+        fence = equal_cost_fence(ctx.counter, hit_texts, file_lines, parsed.headers)
         n_files = len(file_lines)
         n_hits = len(parsed.hits)
 
