@@ -259,6 +259,7 @@ def largest_fitting(
         if value > 1.0:
             return None
         good = (lo, value)
+    stride = 1
     while bad is None:
         # Extrapolate upwards (about linear growth from `lo`), a little past the target.
         k, value = good
@@ -266,7 +267,12 @@ def largest_fitting(
             return k, cache[k][1]
         slope = value / (k - lo + 1)
         step = (1.0 - value) / slope if slope > 0 else float(hi - k)
-        nxt = min(hi, k + max(1, int(step * 1.1) + 1))
+        want = max(1, int(step * 1.1) + 1)
+        if want == 1:  # (about) full, yet the next level fitted: gallop over a flat run
+            want, stride = stride, stride * 2
+        else:
+            stride = 1
+        nxt = min(hi, k + want)
         nxt_value = load(nxt)
         if nxt_value <= 1.0:
             good = (nxt, nxt_value)
