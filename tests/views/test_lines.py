@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.budget import Budget
@@ -88,6 +88,8 @@ class _CharCounter:
     chars=st.integers(min_value=5, max_value=20_000),
     guess=st.one_of(st.none(), st.integers(min_value=-5, max_value=405)),
 )
+# Full at level 7 and flat after it: walked one level per probe before (15 probes for 21 levels).
+@example(steps=[0] * 5 + [250, 250] + [0] * 13, base=79, tokens=193, chars=579, guess=None)
 def test_largest_fitting_finds_the_exact_largest_level(
     steps: list[int], base: int, tokens: int, chars: int, guess: int | None
 ) -> None:
