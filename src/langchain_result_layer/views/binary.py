@@ -24,16 +24,7 @@ from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.views._layout import (
-    Layout,
-    Section,
-    clip,
-    equal_cost_fence,
-    footer_text,
-    header_text,
-    human_size,
-    render_largest,
-)
+from langchain_result_layer.views import _layout
 from langchain_result_layer.views._notices import bare_notice
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 
@@ -186,15 +177,16 @@ class BinaryView(ResultViewBuilder):
         facts = dict(prepared.facts)
         strings: list[tuple[int, str]] = list(prepared.data or [])
         lines = [
-            f"{off:>8}: {clean_for_display(clip(text, _STRING_CHARS)[0])}" for off, text in strings
+            f"{off:>8}: {clean_for_display(_layout.clip(text, _STRING_CHARS)[0])}"
+            for off, text in strings
         ]
-        fence = equal_cost_fence(ctx.counter, lines)
+        fence = _layout.equal_cost_fence(ctx.counter, lines)
 
         def build(n: int) -> tuple[ResultView, str]:
             view = self._view(ctx, facts, strings[:n], lines[:n])
             return view, self._compose(view, ctx).render(fence)
 
-        return render_largest(
+        return _layout.render_largest(
             build,
             ctx,
             levels=len(lines),
@@ -238,16 +230,17 @@ class BinaryView(ResultViewBuilder):
             original_chars=size,
         )
 
-    def _compose(self, view: ResultView, ctx: ViewContext) -> Layout:
+    def _compose(self, view: ResultView, ctx: ViewContext) -> _layout.Layout:
         s = view.summary
         size = int(s["bytes"])
-        facts = f"{s['type']}, {human_size(size, 'byte')} ({size:,} bytes), sha256 {s['sha256']}"
+        human = _layout.human_size(size, "byte")
+        facts = f"{s['type']}, {human} ({size:,} bytes), sha256 {s['sha256']}"
         shown = plural(len(view.items), "printable string") if view.items else "facts only"
-        header = header_text(ctx, self.kind, facts, shown)
+        header = _layout.header_text(ctx, self.kind, facts, shown)
         sections = []
         if view.items:
             sections.append(
-                Section(
+                _layout.Section(
                     title="printable strings (byte offset: text), as strings(1) shows them",
                     lines=[str(i["text"]) for i in view.items],
                 )
@@ -255,10 +248,10 @@ class BinaryView(ResultViewBuilder):
         refs: list[tuple[str, Reference | str]] = []
         if "next" in view.references:
             refs.append(("First bytes", view.references["next"]))
-        footer = footer_text(
+        footer = _layout.footer_text(
             ctx, omitted=f"the {plural(int(s['bytes']), 'byte')} themselves", references=refs
         )
-        return Layout(header=header, sections=sections, footer=footer)
+        return _layout.Layout(header=header, sections=sections, footer=footer)
 
 
 class BinaryNoticeView(ResultViewBuilder):

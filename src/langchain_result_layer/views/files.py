@@ -26,16 +26,7 @@ from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.views._layout import (
-    Layout,
-    Section,
-    clip,
-    equal_cost_fence,
-    footer_text,
-    header_text,
-    human_size,
-    render_largest,
-)
+from langchain_result_layer.views import _layout
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.text import TextView, utf8_length
 
@@ -329,13 +320,13 @@ class FileView(ResultViewBuilder):
         assert isinstance(data, _FileData)
         entry_lines = [_entry_text(e) for e in data.entries]
         head_lines = [
-            clip(clean_for_display(ln), _LINE_CHARS)[0] for ln in data.lines[:_HEAD_LINES]
+            _layout.clip(clean_for_display(ln), _LINE_CHARS)[0] for ln in data.lines[:_HEAD_LINES]
         ]
         key_texts = [
-            clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[0]
+            _layout.clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[0]
             for i in data.key_lines
         ]
-        fence = equal_cost_fence(ctx.counter, entry_lines, head_lines, key_texts)
+        fence = _layout.equal_cost_fence(ctx.counter, entry_lines, head_lines, key_texts)
         n_entries = len(entry_lines)
         n_head = len(head_lines)
         n_keys = len(key_texts)
@@ -349,7 +340,7 @@ class FileView(ResultViewBuilder):
             view = self._view(ctx, data, raw, n_entries=e, n_head=h, n_keys=k)
             return view, self._compose(view, ctx, fence).render(fence)
 
-        return render_largest(
+        return _layout.render_largest(
             build,
             ctx,
             levels=total_levels,
@@ -390,7 +381,8 @@ class FileView(ResultViewBuilder):
                     "start_line": 1,
                     "end_line": n_head,
                     "lines": [
-                        clip(clean_for_display(x), _LINE_CHARS)[0] for x in data.lines[:n_head]
+                        _layout.clip(clean_for_display(x), _LINE_CHARS)[0]
+                        for x in data.lines[:n_head]
                     ],
                 }
             )
@@ -399,7 +391,9 @@ class FileView(ResultViewBuilder):
                 {
                     "type": "key_line",
                     "line": i,
-                    "text": clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[0],
+                    "text": _layout.clip(clean_for_display(data.lines[i - 1].strip()), _LINE_CHARS)[
+                        0
+                    ],
                 }
             )
         references: dict[str, str] = {}
@@ -452,11 +446,11 @@ class FileView(ResultViewBuilder):
             original_bytes=utf8_length(raw),
         )
 
-    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> _layout.Layout:
         s = view.summary
         kinds = s.get("outline_kinds") or {}
         facts = [
-            f"{plural(int(s['lines']), 'line')}, {human_size(int(s['bytes']), 'byte')}",
+            f"{plural(int(s['lines']), 'line')}, {_layout.human_size(int(s['bytes']), 'byte')}",
             f"{s['language']}",
         ]
         if kinds:
@@ -471,11 +465,13 @@ class FileView(ResultViewBuilder):
             shown.append(f"lines 1-{int(head[0]['end_line']):,}")
         if keys:
             shown.append(plural(len(keys), "key line"))
-        header = header_text(ctx, self.kind, "; ".join(facts), ", ".join(shown) or "facts only")
-        sections: list[Section] = []
+        header = _layout.header_text(
+            ctx, self.kind, "; ".join(facts), ", ".join(shown) or "facts only"
+        )
+        sections: list[_layout.Section] = []
         if entries:
             sections.append(
-                Section(
+                _layout.Section(
                     title="outline (facts): kind name, lines start-end; fetch any range by line",
                     lines=[
                         _entry_text(
@@ -493,10 +489,10 @@ class FileView(ResultViewBuilder):
             )
         if head:
             end = int(head[0]["end_line"])
-            sections.append(Section(title=f"lines 1-{end}", lines=list(head[0]["lines"])))
+            sections.append(_layout.Section(title=f"lines 1-{end}", lines=list(head[0]["lines"])))
         if keys:
             sections.append(
-                Section(
+                _layout.Section(
                     title="key lines (to-do/fix-me markers, entry points, raised errors)",
                     lines=[f"{int(k['line']):>6}: {k['text']}" for k in keys],
                 )
@@ -516,9 +512,9 @@ class FileView(ResultViewBuilder):
         refs: list[tuple[str, Reference | str]] = []
         if "next" in view.references:
             refs.append(("Read more", view.references["next"]))
-        footer = footer_text(ctx, omitted="; ".join(omitted_parts) or None, references=refs)
+        footer = _layout.footer_text(ctx, omitted="; ".join(omitted_parts) or None, references=refs)
         del fence
-        return Layout(header=header, sections=sections, footer=footer)
+        return _layout.Layout(header=header, sections=sections, footer=footer)
 
 
 def _entry_text(e: OutlineEntry) -> str:
@@ -526,5 +522,5 @@ def _entry_text(e: OutlineEntry) -> str:
     span = (
         f"{e.start_line}" if e.end_line in (None, e.start_line) else f"{e.start_line}-{e.end_line}"
     )
-    name, _ = clip(clean_for_display(e.name), 120)
+    name, _ = _layout.clip(clean_for_display(e.name), 120)
     return f"{indent}{e.kind} {name}  [{span}]"

@@ -62,23 +62,12 @@ from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
 from langchain_result_layer.core.render import Fence, fetch_call, plural
 from langchain_result_layer.core.truncate import LineIndex, omitted_between
 from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.views import _layout
 from langchain_result_layer.views._json_stream import (
     ArrayIndexCache,
     LazyArray,
     PathMissingError,
     value_at,
-)
-from langchain_result_layer.views._layout import (
-    Layout,
-    Section,
-    clip,
-    equal_cost_fence,
-    footer_text,
-    header_text,
-    human_size,
-    render_fitting,
-    render_largest,
-    stamp_view,
 )
 from langchain_result_layer.views._tabular import looks_like_rows
 from langchain_result_layer.views.base import (
@@ -544,7 +533,7 @@ class _Raw:
 
 
 def _preview(value: Any) -> tuple[str, bool]:
-    shown, cut = clip(_compact(value), _PREVIEW_CHARS)
+    shown, cut = _layout.clip(_compact(value), _PREVIEW_CHARS)
     return clean_for_display(shown), cut
 
 
@@ -633,7 +622,7 @@ def _first_items(
         info = arrays[rank]
         text = _compact(info.value[index])
         budget[0] -= len(text)
-        shown, cut = clip(text, _ITEM_CHARS)
+        shown, cut = _layout.clip(text, _ITEM_CHARS)
         items.append(
             {
                 "type": "json_item",
@@ -892,7 +881,7 @@ class JsonView(ResultViewBuilder):
     def _render_outline(self, data: _JsonData, raw: str, ctx: ViewContext) -> Rendered:
         entry_lines = [_entry_line(e) for e in data.entries]
         item_lines = [_item_line(i) for i in data.items]
-        fence = equal_cost_fence(ctx.counter, entry_lines, item_lines)
+        fence = _layout.equal_cost_fence(ctx.counter, entry_lines, item_lines)
         n_e, n_i = len(entry_lines), len(item_lines)
         spans = _spans_of(data, raw)
         text_info = _Raw(raw)
@@ -907,7 +896,7 @@ class JsonView(ResultViewBuilder):
             total = int(view.summary["chars"])
             return f"JSON, {plural(total, 'char')}; {view.omitted_chars:,} chars not shown"
 
-        return render_largest(build, ctx, levels=n_e + n_i, facts=facts, guess=min(n_e, 40))
+        return _layout.render_largest(build, ctx, levels=n_e + n_i, facts=facts, guess=min(n_e, 40))
 
     def _view(
         self,
@@ -1039,9 +1028,9 @@ class JsonView(ResultViewBuilder):
             return _page_reference(base, info.path, 1, fitting)
         return _page_reference(base, _slice_path(info.parts, shown, None), 1, fitting)
 
-    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> _layout.Layout:
         s = view.summary
-        facts = [human_size(int(view.original_bytes), "byte"), f"root {s['root_type']}"]
+        facts = [_layout.human_size(int(view.original_bytes), "byte"), f"root {s['root_type']}"]
         if s.get("path") and _safe_path(str(s["path"])):
             facts[1] = f"value at {s['path']}: {s['root_type']}"
         if s.get("root_keys") is not None:
@@ -1053,27 +1042,29 @@ class JsonView(ResultViewBuilder):
         shown = f"outline ({len(entries):,} of {int(s['outline_entries']):,} paths)"
         if items:
             shown += f", {plural(len(items), 'first item')}"
-        header = header_text(ctx, self.kind, ", ".join(facts), shown)
+        header = _layout.header_text(ctx, self.kind, ", ".join(facts), shown)
         sections = []
         if entries:
             sections.append(
-                Section(
+                _layout.Section(
                     title="outline (facts): path: type, sizes; fetch any path with ?path=",
                     lines=[_entry_line(e) for e in entries],
                 )
             )
         if items:
             sections.append(
-                Section(
+                _layout.Section(
                     title="first items (path = JSON, long values clipped with …)",
                     lines=[_item_line(i) for i in items],
                 )
             )
-        footer = footer_text(ctx, omitted=_outline_omitted(view), references=_next_label(view))
+        footer = _layout.footer_text(
+            ctx, omitted=_outline_omitted(view), references=_next_label(view)
+        )
         if ctx.reference is not None:
             footer = footer[:-1] + " Fetch any path with ?path=$... on the full result.]"
         del fence
-        return Layout(header=header, sections=sections, footer=footer)
+        return _layout.Layout(header=header, sections=sections, footer=footer)
 
     # ------------------------------------------------------------------ fetches
 
@@ -1169,9 +1160,9 @@ class JsonView(ResultViewBuilder):
             return self._serve(_streamed(data, arrays), data, reference, record_size, ctx)
         except (ValueError, LookupError, RecursionError) as exc:  # FetchSliceError: ValueError
             text = f"[Cannot fetch {reference.path!r}: {exc}]"
-            text = clip(text, ctx.budget.chars)[0]
+            text = _layout.clip(text, ctx.budget.chars)[0]
             view = ResultView(kind=self.kind, summary={"error": str(exc)}, truncated=True)
-            view = stamp_view(view, text, ctx)
+            view = _layout.stamp_view(view, text, ctx)
             view.status = "error"
             return Rendered(content=text, view=view)
         finally:
@@ -1246,11 +1237,11 @@ class JsonView(ResultViewBuilder):
                 f"[JSON array {page.where()}: {plural(len(page.array), 'element')}; the range "
                 "asked for holds none. Nothing omitted.]"
             )
-            text = clip(text, ctx.budget.chars)[0]
+            text = _layout.clip(text, ctx.budget.chars)[0]
             view = self._page_view(
                 page, ctx, m=0, nxt=None, omitted=[], record_size=record_size, raw=raw
             )
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
+            return Rendered(content=text, view=_layout.stamp_view(view, text, ctx))
         lines: list[str] = []
         used = 0
         for i in range(lo, hi):  # lines beyond the character budget cannot be shown anyway
@@ -1259,7 +1250,7 @@ class JsonView(ResultViewBuilder):
             used += len(line) + 1
             if used > ctx.budget.chars:
                 break
-        fence = equal_cost_fence(ctx.counter, lines)
+        fence = _layout.equal_cost_fence(ctx.counter, lines)
         located: list[dict[Parts, Span] | None] = []
 
         def omitted_for(m: int) -> list[OmittedRange]:
@@ -1310,10 +1301,10 @@ class JsonView(ResultViewBuilder):
                     "did not fit; the next page starts with them"
                 )
             refs: list[tuple[str, Reference | str]] = [("Next page", nxt)] if nxt else []
-            footer = footer_text(ctx, omitted=said, references=refs)
+            footer = _layout.footer_text(ctx, omitted=said, references=refs)
             return view, f"{header}\n{fence.wrap(chr(10).join(lines[:m]))}\n{footer}"
 
-        shown = render_fitting(build, ctx, lo=1, hi=min(asked, len(lines)))
+        shown = _layout.render_fitting(build, ctx, lo=1, hi=min(asked, len(lines)))
         return shown or self._render_cut_element(page, raw, record_size, ctx)
 
     def _render_cut_element(
@@ -1328,10 +1319,10 @@ class JsonView(ResultViewBuilder):
         spans = _verified_spans(raw.text, page.array, page.parts, [(*page.parts, i)])
         span = spans.get((*page.parts, i)) if spans else None
         exact = span is not None and raw.text[span[0] : span[1]] == body
-        fence = equal_cost_fence(ctx.counter, body)
+        fence = _layout.equal_cost_fence(ctx.counter, body)
 
         def build(limit: int) -> tuple[ResultView, str]:
-            shown, was_cut = clip(body, limit)
+            shown, was_cut = _layout.clip(body, limit)
             kept = len(shown) - 1 if was_cut else len(shown)  # element chars before the "…"
             omitted: list[OmittedRange] = []
             if span is not None:
@@ -1357,11 +1348,11 @@ class JsonView(ResultViewBuilder):
                 refs.append((f"Element [{i}] alone (outlined)", own))
             if nxt is not None:
                 refs.append(("Next page", nxt))
-            footer = footer_text(ctx, omitted=rest, references=refs)
+            footer = _layout.footer_text(ctx, omitted=rest, references=refs)
             line = f"[{i}] {clean_for_display(shown)}"
             return view, f"{header}\n{fence.wrap(line)}\n{footer}"
 
-        fitted = render_fitting(build, ctx, lo=2, hi=max(2, len(body) - 1))
+        fitted = _layout.render_fitting(build, ctx, lo=2, hi=max(2, len(body) - 1))
         if fitted is not None:
             return fitted
         calls = []
@@ -1379,7 +1370,7 @@ class JsonView(ResultViewBuilder):
         view = self._page_view(
             page, ctx, m=0, nxt=nxt, omitted=omitted, record_size=record_size, raw=raw, cut=i
         )
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
+        return Rendered(content=text, view=_layout.stamp_view(view, text, ctx))
 
     def _page_view(
         self,
@@ -1456,7 +1447,7 @@ class JsonView(ResultViewBuilder):
     ) -> Rendered:
         path = format_path(parts)
         body = json.dumps(value, ensure_ascii=False, indent=1)
-        fence = equal_cost_fence(ctx.counter, body)
+        fence = _layout.equal_cost_fence(ctx.counter, body)
         where = path if _safe_path(path) else "the requested path"
         header = (
             f"[JSON value at {where} ({_type_name(value)}, {plural(len(body), 'char')}) "
@@ -1483,7 +1474,7 @@ class JsonView(ResultViewBuilder):
             )
             if nxt is not None:
                 view.references["next"] = str(nxt)
-            return Rendered(content=text, view=stamp_view(view, text, ctx))
+            return Rendered(content=text, view=_layout.stamp_view(view, text, ctx))
         # Too large: outline the value itself, with paths from the root.
         return self._render_outline(_json_data(value, parts), raw, ctx)
 

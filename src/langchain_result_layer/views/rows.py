@@ -59,20 +59,7 @@ from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import MAX_PAGE_SIZE, Reference
 from langchain_result_layer.core.render import fetch_call, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.views._layout import (
-    OBSERVATIONS_TITLE,
-    SUMMARY_TITLE,
-    Layout,
-    Section,
-    clip,
-    equal_cost_fence,
-    footer_text,
-    header_text,
-    human_size,
-    largest_fitting,
-    minimal_text,
-    stamp_view,
-)
+from langchain_result_layer.views import _layout
 from langchain_result_layer.views._tabular import (
     JSONL,
     SNIFF_PREFIX_CHARS,
@@ -357,12 +344,12 @@ def _json(value: Any) -> str:
 def _cell(value: Any, limit: int) -> tuple[Any, bool]:
     """A value as shown: long strings and long nested values are clipped."""
     if isinstance(value, str):
-        text, cut = clip(value, limit)
+        text, cut = _layout.clip(value, limit)
         return text, cut
     if isinstance(value, (dict, list)):
         text = _json(value)
         if len(text) > limit:
-            return clip(text, limit)[0], True
+            return _layout.clip(text, limit)[0], True
     return value, False
 
 
@@ -387,7 +374,7 @@ def _row_line(values: Sequence[Any], delimiter: str | None = None) -> str:
 
 def _label(value: Any) -> str:
     text = _json(value)
-    return clip(text, 40)[0]
+    return _layout.clip(text, 40)[0]
 
 
 def _stats_line(stats: ColumnStats) -> str:
@@ -641,7 +628,7 @@ class RowsView(ResultViewBuilder):
         stats = list(stats)
         limit = options.max_value_chars
         candidates = _candidate_rows(page.rows, columns, len(page.rows), limit, page.delimiter)
-        fence = equal_cost_fence(
+        fence = _layout.equal_cost_fence(
             ctx.counter,
             (line for line, _, _ in candidates),
             (_row_line(values) for _, values, _ in candidates),
@@ -675,7 +662,7 @@ class RowsView(ResultViewBuilder):
             return build(min(level, len(stats)), n_rows, clip_at, None)
 
         def fit(clip_at: int, guess: int | None) -> tuple[int, str] | None:
-            return largest_fitting(
+            return _layout.largest_fitting(
                 lambda lv: text_at(lv, clip_at),
                 lo=0,
                 hi=len(stats) + len(candidates),
@@ -692,7 +679,7 @@ class RowsView(ResultViewBuilder):
             and any(clipped for _, _, clipped in candidates[:few])
             and limit > 60
         ):
-            # Long values crowd out rows: clip them shorter before giving up rows.
+            # Long values crowd out rows: _layout.clip them shorter before giving up rows.
             limit = 60
             chosen = fit(limit, None)
         if chosen is None:
@@ -708,7 +695,8 @@ class RowsView(ResultViewBuilder):
             or self._next_by_lines(page, capacity)
         ):
             return Rendered(
-                content=text, view=stamp_view(views[(n_summary, capacity, limit)], text, ctx)
+                content=text,
+                view=_layout.stamp_view(views[(n_summary, capacity, limit)], text, ctx),
             )
         # `next` must be a page reference that starts right after the last row shown.
         target = options.page_size
@@ -716,7 +704,8 @@ class RowsView(ResultViewBuilder):
             text = build(n_summary, shown, limit, size)
             if len(text) <= ctx.budget.chars and ctx.counter.count(text) <= ctx.budget.tokens:
                 return Rendered(
-                    content=text, view=stamp_view(views[(n_summary, shown, limit)], text, ctx)
+                    content=text,
+                    view=_layout.stamp_view(views[(n_summary, shown, limit)], text, ctx),
                 )
         return self._minimal(page, ctx, columns, hidden)  # pragma: no cover - 1 row fitted
 
@@ -740,7 +729,7 @@ class RowsView(ResultViewBuilder):
     ) -> Rendered:
         facts = f"{plural(page.total, 'row')}, {plural(len(page.columns), 'column')}"
         view = self._empty_view(page, ctx, columns, hidden)
-        text = minimal_text(ctx, facts)
+        text = _layout.minimal_text(ctx, facts)
         raw = view.references.get("raw")
         if raw is not None and page.first_row <= page.total:
             # Not even one row fits: say how to read the next row's text in parts.
@@ -753,7 +742,7 @@ class RowsView(ResultViewBuilder):
             )
             if len(fuller) <= ctx.budget.chars and ctx.counter.count(fuller) <= ctx.budget.tokens:
                 text = fuller
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
+        return Rendered(content=text, view=_layout.stamp_view(view, text, ctx))
 
     @staticmethod
     def _next_by_lines(page: _Page, shown: int) -> bool:
@@ -884,7 +873,7 @@ class RowsView(ResultViewBuilder):
             refs["raw"] = str(base.with_chars(start_char, end_char - start_char))
         return refs
 
-    def _compose(self, view: ResultView, ctx: ViewContext) -> Layout:
+    def _compose(self, view: ResultView, ctx: ViewContext) -> _layout.Layout:
         """The layout, read from the view record only."""
         s = view.summary
         total = int(view.total or 0)
@@ -892,7 +881,7 @@ class RowsView(ResultViewBuilder):
         all_columns: list[str] = list(s.get("columns", []))
         hidden: list[str] = list(s.get("fields_hidden", []))
         rows_shown: list[int] = list(s.get("rows_shown", []))
-        sections: list[Section] = []
+        sections: list[_layout.Section] = []
         delimiter = s.get("delimiter") if s.get("row_format") == "delimited" else None
         summary_lines = [_json(columns)]
         stats: dict[str, Any] = s.get("column_summaries", {})
@@ -900,7 +889,10 @@ class RowsView(ResultViewBuilder):
             if name in stats:
                 summary_lines.append(_stats_line(_stats_from_dict(name, stats[name])))
         sections.append(
-            Section(title=SUMMARY_TITLE + ": fields, then one line per field", lines=summary_lines)
+            _layout.Section(
+                title=_layout.SUMMARY_TITLE + ": fields, then one line per field",
+                lines=summary_lines,
+            )
         )
         if view.items:
             first, last = rows_shown
@@ -910,15 +902,17 @@ class RowsView(ResultViewBuilder):
                 layout = f"one row per line, fields separated by {delimiter!r} as in the output"
             title = f"{_rows_phrase(first, last)} of {total:,} ({layout}, in the field order above)"
             lines = [_row_line(list(item["values"].values()), delimiter) for item in view.items]
-            sections.append(Section(title=title, lines=lines))
+            sections.append(_layout.Section(title=title, lines=lines))
         if view.observations:
             sections.append(
-                Section(title=OBSERVATIONS_TITLE, lines=[f"- {o}" for o in view.observations])
+                _layout.Section(
+                    title=_layout.OBSERVATIONS_TITLE, lines=[f"- {o}" for o in view.observations]
+                )
             )
         facts = f"{plural(total, 'row')} × {plural(len(all_columns), 'field')}"
         if view.original_bytes:
             as_what = " as JSONL" if s.get("stored_as") == "jsonl" else ""
-            facts += f", {human_size(view.original_bytes, 'byte')}{as_what}"
+            facts += f", {_layout.human_size(view.original_bytes, 'byte')}{as_what}"
         shown_parts = []
         if len(summary_lines) > 1:
             shown_parts.append(
@@ -928,7 +922,7 @@ class RowsView(ResultViewBuilder):
             shown_parts.append(_rows_phrase(rows_shown[0], rows_shown[1]))
         else:
             shown_parts.append("no rows")
-        header = header_text(ctx, self.kind, facts, ", ".join(shown_parts))
+        header = _layout.header_text(ctx, self.kind, facts, ", ".join(shown_parts))
         omitted_parts: list[str] = []
         if view.items:
             first, last = rows_shown
@@ -960,8 +954,8 @@ class RowsView(ResultViewBuilder):
             refs.append(("These rows as the original text", view.references["raw"]))
         if s.get("row_too_large") and "raw" in view.references:
             refs.append((f"Row {int(s['row_too_large']):,} as text", view.references["raw"]))
-        footer = footer_text(ctx, omitted="; ".join(omitted_parts) or None, references=refs)
-        return Layout(header=header, sections=sections, footer=footer)
+        footer = _layout.footer_text(ctx, omitted="; ".join(omitted_parts) or None, references=refs)
+        return _layout.Layout(header=header, sections=sections, footer=footer)
 
     # ------------------------------------------------------------------ fetched pages
 
@@ -1069,11 +1063,11 @@ class RowsView(ResultViewBuilder):
                 parts.append(
                     f"First page: {fetch_call(first_page, tool_name=ctx.fetch_tool_name)}."
                 )
-        header = header_text(ctx, self.kind, f"{plural(page.total, 'row')}", "no rows")
+        header = _layout.header_text(ctx, self.kind, f"{plural(page.total, 'row')}", "no rows")
         text = f"{header}\n[{' '.join(parts)}]"
         if len(text) > ctx.budget.chars or ctx.counter.count(text) > ctx.budget.tokens:
-            text = minimal_text(ctx, what)
-        return Rendered(content=text, view=stamp_view(view, text, ctx))
+            text = _layout.minimal_text(ctx, what)
+        return Rendered(content=text, view=_layout.stamp_view(view, text, ctx))
 
     def _fetch_line_rows(
         self,

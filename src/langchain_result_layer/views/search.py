@@ -34,15 +34,7 @@ from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, plural
 from langchain_result_layer.core.view import OmittedRange, ResultView
-from langchain_result_layer.views._layout import (
-    Layout,
-    Section,
-    clip,
-    equal_cost_fence,
-    footer_text,
-    header_text,
-    render_largest,
-)
+from langchain_result_layer.views import _layout
 from langchain_result_layer.views._lines import range_phrase
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.text import TextView, utf8_length
@@ -297,9 +289,9 @@ class SearchView(ResultViewBuilder):
         if parsed.style == "paths":
             per_file = Counter(_directory(h.path) for h in parsed.hits)
         top_files = per_file.most_common(_TOP_FILES)
-        hit_texts = [clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
+        hit_texts = [_layout.clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
         file_lines = [f"{n:,} {clean_for_display(p)}" for p, n in top_files]
-        fence = equal_cost_fence(ctx.counter, hit_texts, file_lines, parsed.headers)
+        fence = _layout.equal_cost_fence(ctx.counter, hit_texts, file_lines, parsed.headers)
         n_files = len(file_lines)
         n_hits = len(parsed.hits)
 
@@ -317,7 +309,7 @@ class SearchView(ResultViewBuilder):
             )
             return view, self._compose(view, ctx, fence).render(fence)
 
-        return render_largest(
+        return _layout.render_largest(
             build,
             ctx,
             levels=n_files + n_hits,
@@ -412,7 +404,7 @@ class SearchView(ResultViewBuilder):
             original_bytes=utf8_length(raw),
         )
 
-    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> Layout:
+    def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> _layout.Layout:
         s = view.summary
         paths = s["style"] == "paths"
         unit = "path" if paths else "hit"
@@ -431,14 +423,14 @@ class SearchView(ResultViewBuilder):
         if files:
             shown.append(f"top {plural(len(files), what, whats)} by count")
         shown.append(f"{plural(len(hits), unit)} (spread over directories, in output order)")
-        header = header_text(ctx, self.kind, facts, ", ".join(shown))
-        sections: list[Section] = []
+        header = _layout.header_text(ctx, self.kind, facts, ", ".join(shown))
+        sections: list[_layout.Section] = []
         stated = list(s.get("stated") or [])
         if files or stated:
-            lines = [clean_for_display(clip(h, _LINE_CHARS)[0]) for h in stated]
+            lines = [clean_for_display(_layout.clip(h, _LINE_CHARS)[0]) for h in stated]
             lines += [f"{int(f['hits']):,} {clean_for_display(str(f['path']))}" for f in files]
             what = "paths per directory" if paths else "hits per file"
-            sections.append(Section(title=f"summary (facts): {what}", lines=lines))
+            sections.append(_layout.Section(title=f"summary (facts): {what}", lines=lines))
         if hits:
             lines = []
             prev: int | None = None
@@ -450,7 +442,9 @@ class SearchView(ResultViewBuilder):
                 prev = line
             first = int(hits[0]["output_line"])
             sections.append(
-                Section(title=f"{unit}s as printed (from output line {first:,})", lines=lines)
+                _layout.Section(
+                    title=f"{unit}s as printed (from output line {first:,})", lines=lines
+                )
             )
         omitted_count = int(s["hits"]) - len(hits)
         omitted = None
@@ -460,5 +454,5 @@ class SearchView(ResultViewBuilder):
         refs: list[tuple[str, Reference | str]] = []
         if "next" in view.references:
             refs.append(("Read more", view.references["next"]))
-        footer = footer_text(ctx, omitted=omitted, references=refs)
-        return Layout(header=header, sections=sections, footer=footer)
+        footer = _layout.footer_text(ctx, omitted=omitted, references=refs)
+        return _layout.Layout(header=header, sections=sections, footer=footer)
