@@ -18,14 +18,16 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from langchain_result_layer.errors import StoreUnavailableError
+from langchain_result_layer.errors import ResultLayerError, StoreUnavailableError
 
-__all__ = ["FailFast", "StoreTimeouts", "describe_fault", "safe_audit_text"]
+__all__ = ["FailFast", "StoreTimeouts", "describe_fault", "driver_faults", "safe_audit_text"]
 
 logger = logging.getLogger("langchain_result_layer.stores")
 
@@ -167,6 +169,43 @@ def describe_fault(exc: BaseException, *, operation: str) -> tuple[str, bool]:
     if any(word in detail for word in _CONNECT_WORDS) or isinstance(exc, ConnectionError):
         return f"the result store's database could not be reached ({kind})", True
     return f"the result store's database failed during the {operation} ({kind})", False
+
+
+@contextlib.contextmanager
+def driver_faults(
+    faults: type[BaseException] | tuple[type[BaseException], ...],
+    unavailable: Callable[[BaseException], StoreUnavailableError],
+) -> Iterator[None]:
+    """Turn a driver's `faults` inside the block into the store's `StoreUnavailableError`.
+
+    The layer's own errors (`ResultLayerError`: a record not accessible, a store already
+    reported down) pass through unchanged; anything else is left alone.
+
+    Args:
+        faults: What the driver raises when it fails.
+        unavailable: Builds the model-safe error for a fault (logging it, tripping fail-fast).
+
+    Yields:
+        Nothing: the block runs inside.
+
+    Raises:
+        StoreUnavailableError: From `unavailable`, chained to the driver's fault.
+
+    Example:
+        ```python
+        import pytest
+
+        with pytest.raises(StoreUnavailableError, match="down"):
+            with driver_faults(OSError, lambda exc: StoreUnavailableError("down")):
+                raise OSError("connection refused")
+        ```
+    """
+    try:
+        yield
+    except ResultLayerError:
+        raise
+    except faults as exc:
+        raise unavailable(exc) from exc
 
 
 def safe_audit_text(value: str | None) -> str | None:

@@ -42,35 +42,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 
-from langchain_result_layer.errors import (
-    RecordNotAccessibleError,
-    ResultLayerError,
-    StoreUnavailableError,
-)
-from langchain_result_layer.stores._chunked import (
-    ChunkedResultStore,
-    ReadRequest,
-    StoreOptions,
-    put_label,
-)
-from langchain_result_layer.stores._chunks import (
-    Chunk,
-    ListChunkSource,
-    decode_piece,
-    encode_piece,
-)
+from langchain_result_layer.errors import RecordNotAccessibleError, StoreUnavailableError
+from langchain_result_layer.stores._chunked import ChunkedResultStore, put_label
+from langchain_result_layer.stores._chunks import Chunk, ListChunkSource, decode_piece, encode_piece
 from langchain_result_layer.stores._core import MetaColumns, PutPlan, permitted, validate_record_id
-from langchain_result_layer.stores._faults import describe_fault, safe_audit_text
+from langchain_result_layer.stores._faults import describe_fault, driver_faults, safe_audit_text
 from langchain_result_layer.stores._ledger import UsageLedger
-from langchain_result_layer.stores.base import (
-    AuditEntry,
-    Principal,
-    ReadResult,
-    RecordMeta,
-)
+from langchain_result_layer.stores.base import AuditEntry, Principal, ReadResult, RecordMeta
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from langchain_result_layer.stores._chunked import ReadRequest, StoreOptions
 
 __all__ = ["LangGraphResultStore"]
 
@@ -166,17 +149,14 @@ class LangGraphResultStore(ChunkedResultStore):
         return (*self.namespace, "chunks", record_id)
 
     def _batch(self, ops: Sequence[Any]) -> list[Any]:
-        try:
+        with driver_faults(Exception, self._unavailable):
             return list(self.store.batch(ops))
-        except ResultLayerError:
-            raise
-        except Exception as exc:
-            # The driver's text can quote hosts and users: the model sees a general account.
-            message, _down = describe_fault(exc, operation="operation")
-            logger.warning("LangGraph store %s failed: %s", type(self.store).__name__, exc)
-            raise StoreUnavailableError(
-                f"{message} (LangGraph {type(self.store).__name__})"
-            ) from exc
+
+    def _unavailable(self, exc: BaseException) -> StoreUnavailableError:
+        # The driver's text can quote hosts and users: the model sees a general account.
+        message, _down = describe_fault(exc, operation="operation")
+        logger.warning("LangGraph store %s failed: %s", type(self.store).__name__, exc)
+        return StoreUnavailableError(f"{message} (LangGraph {type(self.store).__name__})")
 
     def _audit_op(
         self, principal: Principal, record_id: str, action: str, rng: str, ok: bool

@@ -25,27 +25,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from langchain_result_layer.errors import RecordNotAccessibleError
-from langchain_result_layer.stores._chunked import (
-    ChunkedResultStore,
-    ReadRequest,
-    StoreOptions,
-    put_label,
-)
-from langchain_result_layer.stores._chunks import (
-    Chunk,
-    ListChunkSource,
-    count_newlines,
-)
+from langchain_result_layer.stores._chunked import ChunkedResultStore, put_label
+from langchain_result_layer.stores._chunks import Chunk, ListChunkSource, count_newlines
 from langchain_result_layer.stores._core import ASYNC_INLINE_LIMIT, PutPlan, permitted
-from langchain_result_layer.stores.base import (
-    AuditEntry,
-    Principal,
-    ReadResult,
-    RecordMeta,
-)
+from langchain_result_layer.stores.base import AuditEntry, Principal, ReadResult, RecordMeta
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from langchain_result_layer.stores._chunked import ReadRequest, StoreOptions
 
 __all__ = ["InMemoryResultStore"]
 

@@ -54,40 +54,24 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from langchain_result_layer.errors import (
-    RecordNotAccessibleError,
-    ResultLayerError,
-    StoreUnavailableError,
-)
-from langchain_result_layer.stores._chunked import (
-    ChunkedResultStore,
-    ReadRequest,
-    StoreOptions,
-    put_label,
-)
-from langchain_result_layer.stores._chunks import (
-    Chunk,
-    count_newlines,
-    decode_piece,
-    encode_piece,
-)
+from langchain_result_layer.errors import RecordNotAccessibleError, StoreUnavailableError
+from langchain_result_layer.stores._chunked import ChunkedResultStore, put_label
+from langchain_result_layer.stores._chunks import Chunk, count_newlines, decode_piece, encode_piece
 from langchain_result_layer.stores._core import MetaColumns, PutPlan, permitted, validate_record_id
 from langchain_result_layer.stores._faults import (
     FailFast,
     StoreTimeouts,
     describe_fault,
+    driver_faults,
     safe_audit_text,
 )
 from langchain_result_layer.stores._schema import SCHEMA_VERSION, Tables, ensure_schema, make_tables
-from langchain_result_layer.stores.base import (
-    AuditEntry,
-    Principal,
-    ReadResult,
-    RecordMeta,
-)
+from langchain_result_layer.stores.base import AuditEntry, Principal, ReadResult, RecordMeta
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from langchain_result_layer.stores._chunked import ReadRequest, StoreOptions
 
 __all__ = ["SQLResultStore"]
 
@@ -95,6 +79,8 @@ logger = logging.getLogger("langchain_result_layer.stores")
 
 _WRITE_BATCH = 32
 _SCHEMA_LOCK_KEY = 0x6C726C5F736368  # "lrl_sch"
+_DRIVER_FAULTS = (SQLAlchemyError, OSError)
+"""What SQLAlchemy and the drivers raise when the database fails."""
 _AUDIT_ID_LEN = 128
 
 
@@ -402,22 +388,19 @@ class SQLResultStore(ChunkedResultStore):
         if serial is not None:
             serial.acquire()
         try:
-            self._ensure_ready()
-            if write:
-                self._check_sqlite_file()
-            with self.engine.connect() as conn:
-                if write and self.dialect == "sqlite":
-                    conn.execution_options(lrl_begin="IMMEDIATE")
-                with conn.begin():
-                    if self._set_local_timeouts and self.dialect == "postgresql":
-                        self._set_timeouts(conn)
-                    if audit_only and self._relaxed_audit:
-                        conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
-                    yield conn
-        except ResultLayerError:
-            raise
-        except (SQLAlchemyError, OSError) as exc:
-            raise self._unavailable(exc, operation) from exc
+            with driver_faults(_DRIVER_FAULTS, lambda exc: self._unavailable(exc, operation)):
+                self._ensure_ready()
+                if write:
+                    self._check_sqlite_file()
+                with self.engine.connect() as conn:
+                    if write and self.dialect == "sqlite":
+                        conn.execution_options(lrl_begin="IMMEDIATE")
+                    with conn.begin():
+                        if self._set_local_timeouts and self.dialect == "postgresql":
+                            self._set_timeouts(conn)
+                        if audit_only and self._relaxed_audit:
+                            conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
+                        yield conn
         finally:
             if serial is not None:
                 serial.release()
@@ -484,20 +467,18 @@ class SQLResultStore(ChunkedResultStore):
         with self._ready_lock:
             if self._ready.is_set():
                 return
-            try:
-                with self.engine.connect() as conn:
-                    if self.dialect == "sqlite":
-                        conn.execution_options(lrl_begin="IMMEDIATE")
-                    with conn.begin():
-                        if self.dialect == "postgresql":
-                            conn.execute(
-                                text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY}
-                            )
-                        ensure_schema(conn, self.tables)
-            except ResultLayerError:
-                raise
-            except (SQLAlchemyError, OSError) as exc:
-                raise self._unavailable(exc, "setup") from exc
+            with (
+                driver_faults(_DRIVER_FAULTS, lambda exc: self._unavailable(exc, "setup")),
+                self.engine.connect() as conn,
+            ):
+                if self.dialect == "sqlite":
+                    conn.execution_options(lrl_begin="IMMEDIATE")
+                with conn.begin():
+                    if self.dialect == "postgresql":
+                        conn.execute(
+                            text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK_KEY}
+                        )
+                    ensure_schema(conn, self.tables)
             self._ready.set()
 
     def migrate(self) -> int:
