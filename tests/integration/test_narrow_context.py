@@ -101,9 +101,9 @@ async def test_the_async_paths_need_only_the_context() -> None:
 def test_the_output_dispatch_and_the_truncation_node_in_a_graph() -> None:
     layer = _layer()
     narrow = OnlyTheContext(layer)
-    out = process_output(narrow, [ToolMessage(BIG, tool_call_id="c5", id="t5")], None)
+    out = process_output(narrow, ToolResult([ToolMessage(BIG, tool_call_id="c5", id="t5")]))
     assert layer.is_processed(out[0])
-    assert isinstance(process_raw(narrow, BIG, tool_name="read_log", config=None), str)
+    assert isinstance(process_raw(narrow, ToolResult(BIG, tool_name="read_log")), str)
 
     graph = StateGraph(MessagesState)
     graph.add_node("truncate", TruncationNode(narrow))

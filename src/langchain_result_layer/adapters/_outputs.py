@@ -9,7 +9,7 @@ Example:
     ```python
     from langchain_result_layer.adapters._outputs import process_output
 
-    processed = process_output(layer, tool_message, None)
+    processed = process_output(layer, ToolResult(tool_message))
     assert layer.is_processed(processed) and processed.id == tool_message.id
     ```
 """
@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolMessage
-from langchain_core.runnables import RunnableConfig
 
 from langchain_result_layer.adapters._context import ToolResult
 from langchain_result_layer.adapters._sans_io import IOStep, Steps, adrive, drive
@@ -83,22 +82,13 @@ def _command_messages(command: Any) -> tuple[tuple[str, Any], list[Any]] | None:
     return where, list(messages)
 
 
-def process_output(
-    layer: ResultProcessor,
-    output: Any,
-    config: RunnableConfig | None,
-    *,
-    siblings: int = 1,
-    store: object = None,
-) -> Any:
+def process_output(layer: ResultProcessor, call: ToolResult) -> Any:
     """Process a tool call's output (`ToolMessage`, `Command`, or a list of them).
 
     Args:
         layer: The result layer (what processes results).
-        output: What the tool (or `ToolNode`'s handler) returned.
-        config: The runnable config (principal of stored results).
-        siblings: Results of the same model turn (parallel calls share the turn budget).
-        store: The graph's store of the run (`runtime.store`), if any.
+        call: What the tool (or `ToolNode`'s handler) returned (`call.value`), with the run's
+            config, the results of the same model turn and the graph's store.
 
     Returns:
         The same shape with every `ToolMessage` processed; anything else unchanged.
@@ -108,32 +98,23 @@ def process_output(
         from langchain_core.messages import ToolMessage
 
         big = "build step ok " * 50_000
-        out = process_output(layer, [ToolMessage(big, tool_call_id="c1")], None)
+        out = process_output(layer, ToolResult([ToolMessage(big, tool_call_id="c1")]))
         assert len(out) == 1 and layer.is_processed(out[0]) and len(out[0].text) < len(big)
         ```
     """
-    call = ToolResult(None, config, siblings, store)
-    return drive(_dispatch(output, _processing(layer, call)))
+    return drive(_dispatch(call.value, _processing(layer, call)))
 
 
-async def aprocess_output(
-    layer: ResultProcessor,
-    output: Any,
-    config: RunnableConfig | None,
-    *,
-    siblings: int = 1,
-    store: object = None,
-) -> Any:
+async def aprocess_output(layer: ResultProcessor, call: ToolResult) -> Any:
     """Async twin of `process_output` (same arguments and result).
 
     Example:
         ```python
-        processed = await aprocess_output(layer, tool_message, None)
+        processed = await aprocess_output(layer, ToolResult(tool_message))
         assert layer.is_processed(processed)
         ```
     """
-    call = ToolResult(None, config, siblings, store)
-    return await adrive(_dispatch(output, _processing(layer, call)))
+    return await adrive(_dispatch(call.value, _processing(layer, call)))
 
 
 def _process(layer: ResultProcessor, result: ToolResult) -> IOStep[Any]:
@@ -194,24 +175,14 @@ def is_tool_output(value: Any) -> bool:
     )
 
 
-def process_raw(
-    layer: ResultProcessor,
-    output: Any,
-    *,
-    tool_name: str,
-    config: RunnableConfig | None,
-    siblings: int = 1,
-    store: object = None,
-) -> Any:
+def process_raw(layer: ResultProcessor, call: ToolResult) -> Any:
     """Process what a tool returned: messages and commands, or a raw output (no tool call).
 
     Args:
         layer: The result layer (what processes results).
-        output: The tool's return value.
-        tool_name: The tool's name (selects its policy).
-        config: The runnable config.
-        siblings: Results of the same model turn.
-        store: The graph's store of the run (`runtime.store`), if any.
+        call: The tool's return value (`call.value`) and its name (`call.tool_name`, which
+            selects its policy), with the run's config, the results of the same model turn
+            and the graph's store.
 
     Returns:
         The processed messages, or the fenced view of a raw output (the output itself when
@@ -219,33 +190,23 @@ def process_raw(
 
     Example:
         ```python
-        view = process_raw(layer, "x" * 10_000_000, tool_name="read_log", config=None)
+        view = process_raw(layer, ToolResult("x" * 10_000_000, tool_name="read_log"))
         assert isinstance(view, str) and len(view) < 500_000  # the bounded, fenced view
         ```
     """
-    call = ToolResult(output, config, siblings, store, tool_name=tool_name)
     return drive(_raw(layer, call))
 
 
-async def aprocess_raw(
-    layer: ResultProcessor,
-    output: Any,
-    *,
-    tool_name: str,
-    config: RunnableConfig | None,
-    siblings: int = 1,
-    store: object = None,
-) -> Any:
+async def aprocess_raw(layer: ResultProcessor, call: ToolResult) -> Any:
     """Async twin of `process_raw` (same arguments and result).
 
     Example:
         ```python
         rows = [{"id": i, "status": "ok"} for i in range(20_000)]
-        view = await aprocess_raw(layer, rows, tool_name="run_sql", config=None)
+        view = await aprocess_raw(layer, ToolResult(rows, tool_name="run_sql"))
         assert isinstance(view, str) and "20,000" in view
         ```
     """
-    call = ToolResult(output, config, siblings, store, tool_name=tool_name)
     return await adrive(_raw(layer, call))
 
 

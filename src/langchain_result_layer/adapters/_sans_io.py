@@ -63,6 +63,23 @@ Steps = Generator[IOStep[Any], Any, R]
 """A decision that yields its I/O and returns `R`."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Returned(Generic[R]):
+    """What the generator returned."""
+
+    value: R
+
+
+def _advance(
+    steps: Steps[R], value: Any = None, error: Exception | None = None
+) -> IOStep[Any] | _Returned[R]:
+    """Resume `steps` with the I/O's `value` (or raise its `error` at the `yield`)."""
+    try:
+        return steps.send(value) if error is None else steps.throw(error)
+    except StopIteration as done:
+        return _Returned(done.value)
+
+
 def drive(steps: Steps[R]) -> R:
     """Run `steps` with the sync calls.
 
@@ -83,28 +100,19 @@ def drive(steps: Steps[R]) -> R:
         assert drive(steps()) == "recovered"
         ```
     """
-    try:
-        step = next(steps)
-        while True:
-            try:
-                value = step.sync()
-            except Exception as exc:  # raised inside the generator, where the I/O is
-                step = steps.throw(exc)
-            else:
-                step = steps.send(value)
-    except StopIteration as done:
-        result: R = done.value
-        return result
+    step = _advance(steps)
+    while isinstance(step, IOStep):
+        try:
+            value = step.sync()
+        except Exception as exc:  # raised inside the generator, where the I/O is
+            step = _advance(steps, error=exc)
+        else:
+            step = _advance(steps, value)
+    return step.value
 
 
 async def adrive(steps: Steps[R]) -> R:
-    """Run `steps` with the async calls.
-
-    Args:
-        steps: The generator.
-
-    Returns:
-        What it returns.
+    """Async twin of `drive`: run `steps` with the async calls (same argument and result).
 
     Example:
         ```python
@@ -118,15 +126,12 @@ async def adrive(steps: Steps[R]) -> R:
         assert await adrive(steps()) == 42
         ```
     """
-    try:
-        step = next(steps)
-        while True:
-            try:
-                value = await step.async_()
-            except Exception as exc:  # raised inside the generator, where the I/O is
-                step = steps.throw(exc)
-            else:
-                step = steps.send(value)
-    except StopIteration as done:
-        result: R = done.value
-        return result
+    step = _advance(steps)
+    while isinstance(step, IOStep):
+        try:
+            value = await step.async_()
+        except Exception as exc:  # raised inside the generator, where the I/O is
+            step = _advance(steps, error=exc)
+        else:
+            step = _advance(steps, value)
+    return step.value

@@ -68,6 +68,7 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMess
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
+from langchain_result_layer.adapters._context import ToolResult
 from langchain_result_layer.adapters._graph_node import graph_store
 from langchain_result_layer.adapters._messages import parallel_calls
 from langchain_result_layer.adapters._outputs import aprocess_output, process_output
@@ -315,9 +316,8 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return handler(request)
         with _turn_siblings(request):
             result = handler(self._tool_request(request))
-        result, config, options = self._checked(request, result)
         processed: ToolMessage | Command[Any] = process_output(
-            self.context, result, config, **options
+            self.context, self._checked(request, result)
         )
         return processed
 
@@ -331,20 +331,21 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return await handler(request)
         with _turn_siblings(request):
             result = await handler(self._tool_request(request))
-        result, config, options = self._checked(request, result)
         processed: ToolMessage | Command[Any] = await aprocess_output(
-            self.context, result, config, **options
+            self.context, self._checked(request, result)
         )
         return processed
 
-    def _checked(
-        self, request: ToolCallRequest, result: Any
-    ) -> tuple[Any, RunnableConfig | None, dict[str, Any]]:
+    def _checked(self, request: ToolCallRequest, result: Any) -> ToolResult:
         """The tool's result (adopted, checked) and how to process it: config, siblings, store."""
         result = self._adopted(result)
         self._check_result(request, result)
-        options = {"siblings": _siblings(request), "store": _runtime_store(request)}
-        return result, _request_config(request), options
+        return ToolResult(
+            result,
+            _request_config(request),
+            siblings=_siblings(request),
+            store=_runtime_store(request),
+        )
 
     # ------------------------------------------------------------------ around the model
 

@@ -291,13 +291,11 @@ class ResultLayerTool(BaseTool):
         }
         return {"name": self.name, "description": self.description}, shown, start, call_id
 
-    def _process_args(self, config: RunnableConfig) -> dict[str, Any]:
-        return {
-            "tool_name": self.name,
-            "config": config,
-            "siblings": tool_siblings.get(),
-            "store": graph_store(),
-        }
+    def _returned(self, output: Any, config: RunnableConfig) -> ToolResult:
+        """What the tool returned in a run of the tool call's turn, as the layer takes it."""
+        return ToolResult(
+            output, config, siblings=tool_siblings.get(), store=graph_store(), tool_name=self.name
+        )
 
     def _tool_for(self, call_id: str | None) -> BaseTool:
         """The tool to run: the raw twin for a tool call (when there is one), else the tool."""
@@ -341,7 +339,7 @@ class ResultLayerTool(BaseTool):
             if isinstance(output, RawOutput):
                 processed = self._layer().process_result(self._raw(output, call_id, config))
             else:
-                processed = process_raw(self._layer(), output, **self._process_args(config))
+                processed = process_raw(self._layer(), self._returned(output, config))
         except BaseException as exc:
             run_manager.on_tool_error(exc, tool_call_id=call_id)
             raise
@@ -365,7 +363,7 @@ class ResultLayerTool(BaseTool):
             if isinstance(output, RawOutput):
                 processed = await self._layer().aprocess_result(self._raw(output, call_id, config))
             else:
-                processed = await aprocess_raw(self._layer(), output, **self._process_args(config))
+                processed = await aprocess_raw(self._layer(), self._returned(output, config))
         except BaseException as exc:
             await run_manager.on_tool_error(exc, tool_call_id=call_id)
             raise
@@ -376,17 +374,15 @@ class ResultLayerTool(BaseTool):
     def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         output = self.wrapped.run(tool_input, *args, **kwargs)
         config = kwargs.get("config")
-        return process_raw(
-            self._layer(), output, tool_name=self.name, config=config, store=graph_store()
-        )
+        call = ToolResult(output, config, store=graph_store(), tool_name=self.name)
+        return process_raw(self._layer(), call)
 
     @override
     async def arun(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         output = await self.wrapped.arun(tool_input, *args, **kwargs)
         config = kwargs.get("config")
-        return await aprocess_raw(
-            self._layer(), output, tool_name=self.name, config=config, store=graph_store()
-        )
+        call = ToolResult(output, config, store=graph_store(), tool_name=self.name)
+        return await aprocess_raw(self._layer(), call)
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         """Not used: `run` delegates to the wrapped tool's `run`."""
