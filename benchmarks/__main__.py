@@ -21,6 +21,7 @@ SUITE = [
     "throughput",
     "view_speed",
     "evidence_recall",
+    "fresh_logs",
     "log_templates",
     "store_bench",
     "guard_overhead",
