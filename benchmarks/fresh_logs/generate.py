@@ -1005,6 +1005,10 @@ def perl_prove(
 # Go
 
 
+GO_ENV = "export GOFLAGS=-mod=mod GOCACHE=$PWD/.gocache GOPATH=$PWD/.gopath GOPROXY=off\n"
+"""Go offline: std only, caches inside the fixture."""
+
+
 def _go_module(d: Path, rng: random.Random, n: int) -> None:
     _w(d / "go.mod", "module example.com/acme\n\ngo 1.19\n")
     for i in range(n):
@@ -1044,8 +1048,7 @@ def go_test(n: int, bad: int, *, panic: bool) -> Callable[..., str]:
                 "\t\tt.Run(c.name, func(t *testing.T) {\n" + check + "\t\t})\n\t}\n}\n" + extra,
             )
         return _job(
-            "export GOFLAGS=-mod=mod GOCACHE=$PWD/.gocache GOPATH=$PWD/.gopath GOPROXY=off\n"
-            + _run_step("go test -v -count=1 -p 2 ./..."),
+            GO_ENV + _run_step("go test -v -count=1 -p 2 ./..."),
             fetch="go-build-cache",
         )
 
@@ -1062,8 +1065,7 @@ def go_build_error(n: int, bad: int) -> Callable[..., str]:
             + "\n// Round rounds.\nfunc Round(x float64) int { return roundHalfEven(x) }\n",
         )
         return _job(
-            "export GOFLAGS=-mod=mod GOCACHE=$PWD/.gocache GOPATH=$PWD/.gopath GOPROXY=off\n"
-            + _run_step("go build -v -x ./..."),
+            GO_ENV + _run_step("go build -v -x ./..."),
             cleanup=".gocache",
         )
 
@@ -1079,7 +1081,7 @@ def go_vet(n: int, bad: int) -> Callable[..., str]:
             f'package pkg{bad:02d}\n\nimport "fmt"\n\n// Report prints.\n'
             'func Report(name string) {\n\tfmt.Printf("%d items for %s\\n", name, name)\n}\n',
         )
-        body = "export GOFLAGS=-mod=mod GOCACHE=$PWD/.gocache GOPATH=$PWD/.gopath GOPROXY=off\n"
+        body = GO_ENV
         body += _run_step("go build -v -x ./...")
         body += _run_step("go vet ./...")
         return _job(body)
