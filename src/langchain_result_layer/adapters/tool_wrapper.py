@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import (
@@ -190,6 +191,22 @@ def _raw_twin(tool: BaseTool) -> BaseTool | None:
     return tool.model_copy(update=update) if update else None
 
 
+@dataclass(frozen=True, slots=True)
+class _ToolRun:
+    """One run of a wrapped tool, as its callbacks are told it starts."""
+
+    config: RunnableConfig
+    """The run's config (`ensure_config` applied)."""
+    serialized: dict[str, Any]
+    """The tool as `on_tool_start` describes it (name, description)."""
+    shown: str
+    """The input as text (the arguments the model gave)."""
+    start: dict[str, Any]
+    """`on_tool_start`'s keyword arguments (run name and id, inputs, tool call id)."""
+    call_id: str | None
+    """The tool call id (`None`: invoked with plain arguments)."""
+
+
 class ResultLayerTool(BaseTool):
     """A tool whose results go through the result layer; everything else is the wrapped tool's.
 
@@ -278,10 +295,9 @@ class ResultLayerTool(BaseTool):
             self.metadata,
         )
 
-    def _start(
-        self, input: Any, config: RunnableConfig
-    ) -> tuple[dict[str, Any], str, dict[str, Any], str | None]:
-        """What `on_tool_start` gets: serialized tool, input text, keyword arguments."""
+    def _run_of(self, input: Any, config: RunnableConfig | None) -> _ToolRun:
+        """What `on_tool_start` gets for one run: serialized tool, input text, keyword arguments."""
+        config = ensure_config(config)
         inputs, shown, call_id = self._start_args(input)
         start = {
             "name": config.get("run_name") or self.name,
@@ -289,7 +305,24 @@ class ResultLayerTool(BaseTool):
             "inputs": inputs,
             "tool_call_id": call_id,
         }
-        return {"name": self.name, "description": self.description}, shown, start, call_id
+        serialized = {"name": self.name, "description": self.description}
+        return _ToolRun(config, serialized, shown, start, call_id)
+
+    def _started(
+        self, input: Any, config: RunnableConfig | None
+    ) -> tuple[CallbackManagerForToolRun, _ToolRun]:
+        """The run's callbacks, told that the tool starts."""
+        run = self._run_of(input, config)
+        manager = CallbackManager.configure(*self._manager_args(run.config))
+        return manager.on_tool_start(run.serialized, run.shown, **run.start), run
+
+    async def _astarted(
+        self, input: Any, config: RunnableConfig | None
+    ) -> tuple[AsyncCallbackManagerForToolRun, _ToolRun]:
+        """Async twin of `_started`."""
+        run = self._run_of(input, config)
+        manager = AsyncCallbackManager.configure(*self._manager_args(run.config))
+        return await manager.on_tool_start(run.serialized, run.shown, **run.start), run
 
     def _returned(self, output: Any, config: RunnableConfig) -> ToolResult:
         """What the tool returned in a run of the tool call's turn, as the layer takes it."""
@@ -301,15 +334,15 @@ class ResultLayerTool(BaseTool):
         """The tool to run: the raw twin for a tool call (when there is one), else the tool."""
         return self.raw if call_id is not None and self.raw is not None else self.wrapped
 
-    def _raw(self, output: RawOutput, call_id: str | None, config: RunnableConfig) -> ToolResult:
+    def _raw(self, output: RawOutput, run: _ToolRun) -> ToolResult:
         """The carried raw output of a tool call, as the layer takes it."""
         return ToolResult(
             output.content,
-            config,
+            run.config,
             siblings=tool_siblings.get(),
             store=graph_store(),
             tool_name=self.name,
-            tool_call_id=call_id or "",
+            tool_call_id=run.call_id or "",
             artifact=output.artifact,
         )
 
@@ -329,19 +362,16 @@ class ResultLayerTool(BaseTool):
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> Any:
-        config = ensure_config(config)
-        manager = CallbackManager.configure(*self._manager_args(config))
-        serialized, shown, start, call_id = self._start(input, config)
-        run_manager = manager.on_tool_start(serialized, shown, **start)
+        run_manager, run = self._started(input, config)
         try:
-            inner = self._inner_config(config, run_manager)
-            output = self._tool_for(call_id).invoke(input, inner, **kwargs)
+            inner = self._inner_config(run.config, run_manager)
+            output = self._tool_for(run.call_id).invoke(input, inner, **kwargs)
             if isinstance(output, RawOutput):
-                processed = self._layer().process_result(self._raw(output, call_id, config))
+                processed = self._layer().process_result(self._raw(output, run))
             else:
-                processed = process_raw(self._layer(), self._returned(output, config))
+                processed = process_raw(self._layer(), self._returned(output, run.config))
         except BaseException as exc:
-            run_manager.on_tool_error(exc, tool_call_id=call_id)
+            run_manager.on_tool_error(exc, tool_call_id=run.call_id)
             raise
         run_manager.on_tool_end(processed, name=self.name)
         return processed
@@ -353,19 +383,16 @@ class ResultLayerTool(BaseTool):
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> Any:
-        config = ensure_config(config)
-        manager = AsyncCallbackManager.configure(*self._manager_args(config))
-        serialized, shown, start, call_id = self._start(input, config)
-        run_manager = await manager.on_tool_start(serialized, shown, **start)
+        run_manager, run = await self._astarted(input, config)
         try:
-            inner = self._inner_config(config, run_manager)
-            output = await self._tool_for(call_id).ainvoke(input, inner, **kwargs)
+            inner = self._inner_config(run.config, run_manager)
+            output = await self._tool_for(run.call_id).ainvoke(input, inner, **kwargs)
             if isinstance(output, RawOutput):
-                processed = await self._layer().aprocess_result(self._raw(output, call_id, config))
+                processed = await self._layer().aprocess_result(self._raw(output, run))
             else:
-                processed = await aprocess_raw(self._layer(), self._returned(output, config))
+                processed = await aprocess_raw(self._layer(), self._returned(output, run.config))
         except BaseException as exc:
-            await run_manager.on_tool_error(exc, tool_call_id=call_id)
+            await run_manager.on_tool_error(exc, tool_call_id=run.call_id)
             raise
         await run_manager.on_tool_end(processed, name=self.name)
         return processed
