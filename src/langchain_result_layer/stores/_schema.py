@@ -22,23 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    Connection,
-    Float,
-    Index,
-    Integer,
-    LargeBinary,
-    MetaData,
-    String,
-    Table,
-    Text,
-    inspect,
-    select,
-    update,
-)
+import sqlalchemy as sa
 
 from langchain_result_layer.errors import StoreUnavailableError
 
@@ -47,18 +31,18 @@ __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Tables", "ensure_schema", "make_tabl
 SCHEMA_VERSION = 1
 """Version of the tables this package writes."""
 
-_AutoId = BigInteger().with_variant(Integer(), "sqlite")
+_AutoId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
 @dataclass(frozen=True, slots=True)
 class Tables:
     """The store's tables."""
 
-    metadata: MetaData
-    version: Table
-    records: Table
-    chunks: Table
-    audit: Table
+    metadata: sa.MetaData
+    version: sa.Table
+    records: sa.Table
+    chunks: sa.Table
+    audit: sa.Table
 
 
 def make_tables(prefix: str = "lrl_") -> Tables:
@@ -70,74 +54,74 @@ def make_tables(prefix: str = "lrl_") -> Tables:
     Returns:
         The tables.
     """
-    md = MetaData()
-    version = Table(
+    md = sa.MetaData()
+    version = sa.Table(
         f"{prefix}schema_version",
         md,
-        Column("id", Integer, primary_key=True, autoincrement=False),
-        Column("version", Integer, nullable=False),
-        Column("updated_at", Float, nullable=False),
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("version", sa.Integer, nullable=False),
+        sa.Column("updated_at", sa.Float, nullable=False),
     )
-    records = Table(
+    records = sa.Table(
         f"{prefix}records",
         md,
-        Column("record_id", String(64), primary_key=True),
-        Column("tenant", Text),
-        Column("user_id", Text),
-        Column("thread_id", Text),
-        Column("kind", String(32), nullable=False),
-        Column("is_binary", Boolean, nullable=False),
-        Column("codec", String(16), nullable=False),
-        Column("chunk_size", Integer, nullable=False),
-        Column("size", BigInteger, nullable=False),
-        Column("original_size", BigInteger, nullable=False),
-        Column("line_count", BigInteger, nullable=False),
-        Column("capped", Boolean, nullable=False),
-        Column("gap_start", BigInteger),
-        Column("gap_end", BigInteger),
-        Column("cap_reason", String(32)),
-        Column("created_at", Float, nullable=False),
-        Column("expires_at", Float),
-        Column("tool_name", Text),
-        Column("tool_call_id", Text),
-        Column("extra", Text, nullable=False),
-        Index(f"{prefix}records_tenant", "tenant", "expires_at"),
-        Index(f"{prefix}records_expires", "expires_at"),
+        sa.Column("record_id", sa.String(64), primary_key=True),
+        sa.Column("tenant", sa.Text),
+        sa.Column("user_id", sa.Text),
+        sa.Column("thread_id", sa.Text),
+        sa.Column("kind", sa.String(32), nullable=False),
+        sa.Column("is_binary", sa.Boolean, nullable=False),
+        sa.Column("codec", sa.String(16), nullable=False),
+        sa.Column("chunk_size", sa.Integer, nullable=False),
+        sa.Column("size", sa.BigInteger, nullable=False),
+        sa.Column("original_size", sa.BigInteger, nullable=False),
+        sa.Column("line_count", sa.BigInteger, nullable=False),
+        sa.Column("capped", sa.Boolean, nullable=False),
+        sa.Column("gap_start", sa.BigInteger),
+        sa.Column("gap_end", sa.BigInteger),
+        sa.Column("cap_reason", sa.String(32)),
+        sa.Column("created_at", sa.Float, nullable=False),
+        sa.Column("expires_at", sa.Float),
+        sa.Column("tool_name", sa.Text),
+        sa.Column("tool_call_id", sa.Text),
+        sa.Column("extra", sa.Text, nullable=False),
+        sa.Index(f"{prefix}records_tenant", "tenant", "expires_at"),
+        sa.Index(f"{prefix}records_expires", "expires_at"),
     )
-    chunks = Table(
+    chunks = sa.Table(
         f"{prefix}chunks",
         md,
-        Column("record_id", String(64), primary_key=True),
-        Column("start", BigInteger, primary_key=True, autoincrement=False),
-        Column("nl_before", BigInteger, nullable=False),
-        Column("data", LargeBinary, nullable=False),
-        Index(f"{prefix}chunks_lines", "record_id", "nl_before", "start"),
+        sa.Column("record_id", sa.String(64), primary_key=True),
+        sa.Column("start", sa.BigInteger, primary_key=True, autoincrement=False),
+        sa.Column("nl_before", sa.BigInteger, nullable=False),
+        sa.Column("data", sa.LargeBinary, nullable=False),
+        sa.Index(f"{prefix}chunks_lines", "record_id", "nl_before", "start"),
     )
-    audit = Table(
+    audit = sa.Table(
         f"{prefix}audit",
         md,
-        Column("id", _AutoId, primary_key=True, autoincrement=True),
-        Column("at", Float, nullable=False),
-        Column("tenant", Text),
-        Column("user_id", Text),
-        Column("thread_id", Text),
-        Column("record_id", String(128), nullable=False),
-        Column("action", String(16), nullable=False),
-        Column("range", Text, nullable=False),
-        Column("granted", Boolean, nullable=False),
-        Index(f"{prefix}audit_record", "record_id", "id"),
-        Index(f"{prefix}audit_at", "at"),
+        sa.Column("id", _AutoId, primary_key=True, autoincrement=True),
+        sa.Column("at", sa.Float, nullable=False),
+        sa.Column("tenant", sa.Text),
+        sa.Column("user_id", sa.Text),
+        sa.Column("thread_id", sa.Text),
+        sa.Column("record_id", sa.String(128), nullable=False),
+        sa.Column("action", sa.String(16), nullable=False),
+        sa.Column("range", sa.Text, nullable=False),
+        sa.Column("granted", sa.Boolean, nullable=False),
+        sa.Index(f"{prefix}audit_record", "record_id", "id"),
+        sa.Index(f"{prefix}audit_at", "at"),
     )
     return Tables(metadata=md, version=version, records=records, chunks=chunks, audit=audit)
 
 
-Migration = Callable[[Connection, Tables], None]
+Migration = Callable[[sa.Connection, Tables], None]
 
 MIGRATIONS: dict[int, Migration] = {}
 """`MIGRATIONS[v]` upgrades a database from version `v` to `v + 1`."""
 
 
-def ensure_schema(conn: Connection, tables: Tables) -> int:
+def ensure_schema(conn: sa.Connection, tables: Tables) -> int:
     """Create the tables or migrate them to `SCHEMA_VERSION` (call inside a locked transaction).
 
     Args:
@@ -151,14 +135,16 @@ def ensure_schema(conn: Connection, tables: Tables) -> int:
         StoreUnavailableError: When the database is newer than this package or a
             migration is missing.
     """
-    names = set(inspect(conn).get_table_names())
+    names = set(sa.inspect(conn).get_table_names())
     if tables.version.name not in names:
         tables.metadata.create_all(conn, checkfirst=True)
         conn.execute(
             tables.version.insert().values(id=1, version=SCHEMA_VERSION, updated_at=time.time())
         )
         return 0
-    found = conn.execute(select(tables.version.c.version).where(tables.version.c.id == 1)).scalar()
+    found = conn.execute(
+        sa.select(tables.version.c.version).where(tables.version.c.id == 1)
+    ).scalar()
     if found is None:
         tables.metadata.create_all(conn, checkfirst=True)
         conn.execute(
@@ -179,7 +165,7 @@ def ensure_schema(conn: Connection, tables: Tables) -> int:
         step(conn, tables)
     if found < SCHEMA_VERSION:
         conn.execute(
-            update(tables.version)
+            sa.update(tables.version)
             .where(tables.version.c.id == 1)
             .values(version=SCHEMA_VERSION, updated_at=time.time())
         )
