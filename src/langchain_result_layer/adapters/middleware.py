@@ -75,6 +75,7 @@ from langchain_result_layer.adapters._outputs import aprocess_output, process_ou
 from langchain_result_layer.adapters._placeholders import make_placeholder
 from langchain_result_layer.adapters.budget_guard import BudgetGuard, GuardCall, GuardResult
 from langchain_result_layer.adapters.tool_wrapper import tool_siblings
+from langchain_result_layer.config import GuardSettings
 from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.errors import MiddlewareOrderWarning
 from langchain_result_layer.layer import ResultLayer
@@ -196,7 +197,7 @@ class ResultLayerMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         guard: bool = True,
         fetch_tool: bool = True,
         name: str | None = None,
-        guard_settings: Any = None,
+        guard_settings: GuardSettings | None = None,
         **layer_options: Any,
     ) -> None:
         super().__init__()
