@@ -213,24 +213,3 @@ def test_status_lines_that_start_with_two_dashes_are_not_diff_lines() -> None:
     analysis = analyse("\n".join(lines) + "\n")
     after = [analysis.priority.get(ln, 0.0) for ln in range(10, 50)]
     assert max(after) < 0.1 * analysis.priority[2]
-
-
-def test_the_failure_the_closing_summary_names_outranks_other_failures() -> None:
-    # Two failure reports; the runner's closing summary names only the first (the second is
-    # an expected failure it does not count). The named report is raised above the later,
-    # louder one, which recency and its label alone put first; with the pass off they do.
-    from langchain_result_layer.views._salience import SalienceSettings
-
-    lines = ["$ run-tests"] + [f"TEST {i}/900 running" for i in range(300)]
-    lines += ["FAIL parser handles tabs [ext/parse/tests/tabs_017.phpt]", "diff: 1 line"]
-    lines += [f"TEST {i}/900 running" for i in range(300, 600)]
-    lines += ["Fatal error: cache eviction order [ext/cache/tests/evict_002.phpt]", "diff: 2"]
-    lines += ["FAILED TEST SUMMARY", "parser handles tabs [ext/parse/tests/tabs_017.phpt]"]
-    lines += ["exit code 1"]
-    raw = "\n".join(lines) + "\n"
-    named = lines.index("FAIL parser handles tabs [ext/parse/tests/tabs_017.phpt]") + 1
-    other = lines.index("Fatal error: cache eviction order [ext/cache/tests/evict_002.phpt]") + 1
-    analysis = analyse(raw)
-    assert analysis.priority[named] > analysis.priority[other]
-    off = analyse(raw, settings=SalienceSettings(named_boost=1.0))
-    assert off.priority[named] < off.priority[other]

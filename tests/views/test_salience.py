@@ -189,22 +189,6 @@ def test_the_bottom_of_a_deep_stack_trace_is_kept() -> None:
     assert analysis.priority[bottom] > analysis.priority[middle]
 
 
-def test_a_delimited_block_above_a_failure_entry_belongs_to_it() -> None:
-    lines = [
-        *[f"TEST {i}/900 [1/2 workers]" for i in range(300)],
-        "========DIFF========",
-        "001+ Deprecated: implicit nullable types in bug72294.php on line 18",
-        "========DONE========",
-        "FAIL Bug #72294 invalid pointer in pgsql_stmt_dtor [ext/pdo_pgsql/tests/bug72294.phpt]",
-        *[f"TEST {i}/900 [1/2 workers]" for i in range(300, 600)],
-        'The command "make test" exited with 1.',
-    ]
-    analysis = analyse("\n".join(lines) + "\n")
-    diff = next(ln for ln, t in analysis.texts.items() if t.startswith("001+ Deprecated"))
-    fail = next(ln for ln, t in analysis.texts.items() if t.startswith("FAIL Bug"))
-    assert analysis.priority[diff] >= 0.5 * analysis.priority[fail]
-
-
 def test_errors_outside_the_failed_step_weigh_less() -> None:
     lines = [
         "travis_fold:start:install",

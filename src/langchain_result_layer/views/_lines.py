@@ -52,7 +52,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-_ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "head", "fill")
+_ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "fill")
 _MIN_CUT = 120
 """A line that does not fit is cut down to this many characters at most (its start and
 its salient span stay readable)."""
@@ -93,7 +93,7 @@ class Window:
 
     Attributes:
         role: The strongest reason lines of it are shown (`exit`, `error`, `context`, `tail`,
-            `head`, `fill`).
+            `fill`).
         start_line: First line (1-based).
         end_line: Last line.
         start_char: Raw offset of its first character.

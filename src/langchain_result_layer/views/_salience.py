@@ -15,14 +15,13 @@ passes over typed records:
 4. **weights** (`_weigh`): each anchor's weight from its salience and its position: later
    lines weigh more, errors inside a failed step more, outside every failed step less; the
    first and last errors and the entries of a failure list are raised; a later copy of an
-   error already seen is lowered; an error line that names what the closing summary names
-   (`_raise_named`) is raised.
+   error already seen is lowered.
 5. **context** (`_spread`): one forward sweep gives the lines after an anchor a decaying
    share of its weight (continuation lines keep most of it), the bottom of a deep stack trace
-   and its frames in test code are raised, and so are the header above an indented report,
-   a delimited block above a failure entry and the few lines before an anchor.
-6. **floors** (`_floors`): the last lines, the first lines and the last output before each
-   verdict always have a small priority.
+   and its frames in test code are raised, and so are the header above an indented report
+   and the few lines before an anchor.
+6. **floors** (`_floors`): the last lines and the last output before each verdict always
+   have a small priority.
 7. **fill** (`_fill`): the lines around the strongest anchors and above the tail get a small,
    decaying priority, below every other line, so a view that has shown all its evidence
    widens its windows until its budget is full instead of stopping short.
@@ -127,22 +126,6 @@ class SalienceSettings:
     entry of one list (a sibling), not a copy: it is lowered only when that list is a copy.
     """
 
-    # --- names
-    named_boost: float = 1.5
-    """Factor for an error line that names (a rare test id, file or target) what the
-    closing summary names: the detailed report of a failure the summary lists, ahead of
-    other failures' output (1.0 turns the pass off)."""
-
-    named_span: int = 30
-    """How many non-blank lines before each of the last three verdicts (or before the end)
-    are read as the closing summary."""
-
-    named_tokens: int = 24
-    """How many of its names are looked for (each costs one search of the text)."""
-
-    named_hits: int = 3
-    """A name printed on more earlier lines than this is common, not a name of one failure."""
-
     # --- context
     after_span: int = 150
     """How many lines after an anchor its context may reach."""
@@ -176,13 +159,6 @@ class SalienceSettings:
     header_share: float = 0.7
     """Share of the anchor's weight the header above an indented report gets."""
 
-    delimited_span: int = 40
-    """How far above a failure entry a delimited block (`====DIFF====` ... `====DONE====`)
-    is taken as its detail."""
-
-    delimited_share: float = 0.7
-    """Share of the entry's weight that block gets."""
-
     # --- floors
     tail_floor: float = 6.5
     """Priority of the last non-blank line (exit status, summary); each line above it gets
@@ -196,15 +172,6 @@ class SalienceSettings:
 
     tail_floor_min: float = 0.3
     """The tail floor stops at the line it would give less than this."""
-
-    head_floor: float = 1.0
-    """Priority of the first non-blank line (what ran)."""
-
-    head_lines: int = 2
-    """How many of the first non-blank lines get the head floor ..."""
-
-    head_decay: float = 0.7
-    """... each `head_decay` of the one above."""
 
     pre_verdict_floor: float = 6.0
     """Priority of the last line of output before a failure verdict; the lines above it
@@ -355,10 +322,6 @@ _TEST_FRAME_RE = re.compile(
     r"[/\\](?:tests?|spec|specs|__tests__)[/\\]|_(?:test|spec)\.\w{1,8}[:(]|\btest_\w{1,200}\.py"
     r"|(?<![\w$])[\w$]{0,200}(?:Test|Tests|Spec|IT)\.\w{1,200}\("
 )
-# A labelled separator line (`========DIFF========`, `----- END -----`): it delimits a block.
-_SEPARATOR_RE = re.compile(
-    r"^(?:\s{0,40}([=\-_*#~+])\1{3,}\s{0,8}[A-Za-z0-9][A-Za-z0-9 ]{0,30}?\s{0,8}\1{4,}\s*$)"
-)
 _NOISE_RE = re.compile(
     r"^(?:"
     r"\s{0,40}(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
@@ -367,7 +330,7 @@ _NOISE_RE = re.compile(
 )
 
 Role = str
-"""`exit`, `error`, `detail`, `context`, `tail`, `head` or `fill`."""
+"""`exit`, `error`, `detail`, `context`, `tail` or `fill`."""
 
 
 # --------------------------------------------------------------------------- records
@@ -514,7 +477,7 @@ class Analysis:
             a reason of its own (fill lines are read with `text` when shown).
         priority: Line number -> priority (only lines worth showing).
         own: Line number -> the line's own salience (anchors only).
-        roles: Line number -> `exit`, `error`, `detail`, `context`, `tail`, `head` or `fill`.
+        roles: Line number -> `exit`, `error`, `detail`, `context`, `tail` or `fill`.
         error_lines: Line numbers of error anchors (salience >= error), in text order.
         verdict_lines: Line numbers of failing exit statuses and build verdicts.
         patterns: Distinct error patterns among `error_lines`.
@@ -894,75 +857,6 @@ def _next_text(lines: _Lines, line_no: int) -> str:
     return ""
 
 
-# A name: a token of identifier shape (a test id, a file, a target), not a flag or a variable.
-_NAME_RE = re.compile(r"(?<![\w./\\#:@$=-])\w[\w./\\#:@-]{7,200}")
-_NAME_MARKS = frozenset("./\\#_0123456789")
-
-
-def _closing_lines(steps: _Steps, lines: _Lines, total: int, span: int) -> list[int]:
-    """The last non-blank lines before each of the last three verdicts (or the end)."""
-    out: list[int] = []
-    previous = 0
-    for end in steps.verdicts[-3:] or [total + 1]:
-        count = 0
-        ln = end - 1
-        while ln > max(previous, end - 4 * span) and count < span:
-            text = lines.text(ln)
-            if text is None:
-                break
-            if text.strip() and not _NOISE_RE.match(text):
-                out.append(ln)
-                count += 1
-            ln -= 1
-        previous = end
-    return out
-
-
-def _closing_names(lines: _Lines, closing: list[int]) -> list[str]:
-    """The names the closing lines print, in order, each once."""
-    names: dict[str, None] = {}
-    for ln in closing:
-        for token in _NAME_RE.findall(lines.text(ln) or ""):
-            name = token.strip(".:-")
-            if len(name) >= 8 and not _NAME_MARKS.isdisjoint(name):
-                names.setdefault(name, None)
-    return list(names)
-
-
-def _raise_named(
-    texts: dict[int, str],
-    *,
-    steps: _Steps,
-    lines: _Lines,
-    weights: _Weights,
-    total: int,
-    settings: SalienceSettings,
-) -> None:
-    """An error line that names what the closing summary names is that failure's report.
-
-    A runner's closing lines list what failed by a name (a test id, a file, a target); an
-    earlier anchor line that prints the same name, when the name is rare among them (at
-    most `named_hits` of them), is where that failure was reported in detail: its weight
-    is raised by `named_boost` (its context follows). No word is looked up, and only the
-    anchors' texts are read (not the whole text).
-    """
-    if settings.named_boost == 1.0 or not weights.anchor:
-        return
-    closing = _closing_lines(steps, lines, total, settings.named_span)
-    if not closing:
-        return
-    zone = min(closing)
-    anchor = weights.anchor
-    earlier = [(ln, texts[ln]) for ln in anchor if ln < zone]
-    named: set[int] = set()
-    for name in _closing_names(lines, closing)[: settings.named_tokens]:
-        hits = [ln for ln, text in earlier if name in text]
-        if len(hits) <= settings.named_hits:  # a name printed everywhere names nothing
-            named.update(hits)
-    for ln in named:
-        anchor[ln] *= settings.named_boost
-
-
 # --------------------------------------------------------------------------- pass 5: context
 
 
@@ -1001,8 +895,6 @@ def _spread(work: _Work, weights: _Weights) -> None:
     for line_no in spreading:
         score = anchor[line_no]
         _header_above(work, line_no, score)
-        if own[line_no] >= SALIENCE_ITEM:
-            _delimited_above(work, line_no, score)
         _before(work, line_no, score)
 
 
@@ -1111,23 +1003,6 @@ def _header_above(work: _Work, line_no: int, score: float) -> None:
             return
 
 
-def _delimited_above(work: _Work, line_no: int, score: float) -> None:
-    """A delimited block just above a failure entry is that failure's detail."""
-    above = work.lines.text(line_no - 1)
-    if above is None or not _SEPARATOR_RE.match(above):
-        return
-    settings = work.settings
-    value = score * settings.delimited_share
-    for ln in range(line_no - 1, max(0, line_no - settings.delimited_span), -1):
-        nearby = work.lines.text(ln)
-        if nearby is None:
-            return
-        work.show(ln, value, "context", nearby)
-        value *= settings.continuation_decay
-        if ln < line_no - 1 and _SEPARATOR_RE.match(nearby):
-            return  # the block's opening separator
-
-
 def _before(work: _Work, line_no: int, score: float) -> None:
     """The few lines just before an anchor (the command or the test that ran)."""
     value = score
@@ -1144,7 +1019,7 @@ def _before(work: _Work, line_no: int, score: float) -> None:
 
 
 def _floors(work: _Work, steps: _Steps, total: int, *, is_error: bool) -> None:
-    """The last output before each verdict, the tail and the head always have a priority."""
+    """The last output before each verdict and the tail always have a priority."""
     settings = work.settings
     previous = 0
     for v in steps.verdicts:
@@ -1161,10 +1036,6 @@ def _floors(work: _Work, steps: _Steps, total: int, *, is_error: bool) -> None:
         if value < settings.tail_floor_min:
             break
         work.show(line_no, value, "tail")
-    for rank, line_no in enumerate(_non_blank(work, range(1, min(total, 40) + 1))):
-        if rank >= settings.head_lines:
-            break
-        work.show(line_no, settings.head_floor * (settings.head_decay**rank), "head")
 
 
 def _pre_verdict_lines(
@@ -1321,9 +1192,6 @@ def analyse(
     scan = _scan(regions, raw, extra_signal, level_salience)
     steps = _steps(scan, settings)
     weights = _weigh(scan, steps, lines, total, settings)
-    _raise_named(
-        scan.texts, steps=steps, lines=lines, weights=weights, total=total, settings=settings
-    )
     work = _Work(lines=lines, own=scan.own, texts=scan.texts, settings=settings)
     _spread(work, weights)
     _floors(work, steps, total, is_error=is_error)
@@ -1372,7 +1240,7 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     by_group: dict[str, list[int]] = {}
     solo: list[int] = []
     for ln in effective:
-        if roles.get(ln, "context") in ("tail", "head", "exit", "fill"):
+        if roles.get(ln, "context") in ("tail", "exit", "fill"):
             solo.append(ln)
         else:
             by_group.setdefault(_group_key(texts.get(ln, "")), []).append(ln)
