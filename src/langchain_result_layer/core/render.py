@@ -211,7 +211,17 @@ class Fence:
         Returns:
             The fenced text.
         """
-        body = self.neutralise(body)
+        return self.frame(self.neutralise(body))
+
+    def frame(self, body: str) -> str:
+        """Fence a `body` that is neutralised already (`wrap` without the neutralising).
+
+        Args:
+            body: The neutralised content (see `neutralise`).
+
+        Returns:
+            The fenced text.
+        """
         sep = "" if not body or body.endswith("\n") else "\n"
         return f"{self.open_line}\n{body}{sep}{self.close_line}"
 
