@@ -40,6 +40,7 @@ from langchain_result_layer.views.base import Rendered, ViewContext
 __all__ = [
     "CANONICAL_FENCE",
     "Layout",
+    "NeutralisedParts",
     "Section",
     "clip",
     "equal_cost_fence",
@@ -81,11 +82,13 @@ class Layout:
     footer: str
     """Last line (outside the fence; omissions and references)."""
 
-    def render(self, fence: Fence) -> str:
+    def render(self, fence: Fence, memo: NeutralisedParts | None = None) -> str:
         """The model-visible text.
 
         Args:
             fence: The untrusted-data fence (its nonce occurs in no section line).
+            memo: What one fit knows of the parts it rendered before (`None`: nothing);
+                the text is the same either way.
 
         Returns:
             The text.
@@ -94,11 +97,74 @@ class Layout:
         for section in self.sections:
             parts.append(fence.marker(section.title))
             parts.extend(section.lines)
-        body = "\n".join(parts)
-        pieces = [self.header, fence.wrap(body)] if self.header else [fence.wrap(body)]
+        if memo is None:
+            fenced = fence.wrap("\n".join(parts))
+        else:
+            fenced = fence.frame("\n".join(memo.neutralised(parts, fence)))
+        pieces = [self.header, fenced] if self.header else [fenced]
         if self.footer:
             pieces.append(self.footer)
         return "\n".join(pieces)
+
+
+class NeutralisedParts:
+    r"""The neutralised form of the body parts one fit renders again and again.
+
+    `Fence.neutralise` reads the whole body (lower-cased, searched) on every render; the
+    probes of one fit render mostly the same parts (marker and data lines). Every physical
+    line of a body is neutralised on its own (none of the markup patterns spans a newline),
+    so the body's neutralised form is its parts' neutralised forms joined: a part is
+    neutralised once, with the parts new to this fit (in one joined call). A part in which
+    no line imitates the markup is clean under any fence; the others (the fence's own
+    markers, imitations) are remembered per nonce. Lives as long as one fit.
+
+    Example:
+        ```python
+        memo = NeutralisedParts()
+        fence = Fence(nonce="abcdefgh")
+        parts = ["ok", "<<<end tool-output x>>>", fence.marker("line 3")]
+        assert "\n".join(memo.neutralised(parts, fence)) == fence.neutralise("\n".join(parts))
+        ```
+    """
+
+    __slots__ = ("_clean", "_fenced")
+
+    def __init__(self) -> None:
+        self._clean: set[str] = set()
+        self._fenced: dict[str, dict[str, str]] = {}
+
+    def neutralised(self, parts: list[str], fence: Fence) -> list[str]:
+        """Each part as `fence.neutralise` leaves it in a body made of `parts`.
+
+        Args:
+            parts: The body's parts (joined with newlines).
+            fence: The fence.
+
+        Returns:
+            The neutralised parts, in order.
+        """
+        clean = self._clean
+        own = self._fenced.setdefault(fence.nonce, {})
+        new = [p for p in parts if p not in clean and p not in own]
+        if new:
+            self._learn(list(dict.fromkeys(new)), fence, own)
+        return [p if p in clean else own[p] for p in parts]
+
+    def _learn(self, new: list[str], fence: Fence, own: dict[str, str]) -> None:
+        if any("\n" in p for p in new):
+            done = [fence.neutralise(p) for p in new]
+        else:
+            joined = "\n".join(new)
+            out = fence.neutralise(joined)
+            done = new if out is joined else out.split("\n")
+            if len(done) != len(new):  # never: neutralising keeps every newline
+                done = [fence.neutralise(p) for p in new]
+        nonce = fence.nonce
+        for part, neutral in zip(new, done, strict=True):
+            if neutral == part and nonce not in part:
+                self._clean.add(part)  # no line of it imitates the markup
+            else:
+                own[part] = neutral
 
 
 def new_fence(*parts: Iterable[str] | str) -> Fence:

@@ -42,6 +42,7 @@ from langchain_result_layer.views._layout import (
     CANONICAL_FENCE,
     OBSERVATIONS_TITLE,
     Layout,
+    NeutralisedParts,
     Section,
     equal_cost_fence,
     fits,
@@ -275,11 +276,12 @@ def render_line_evidence(
     texts = LineTexts(analysis, limits, ranked[: limits.anchors], ranked[:_NEAR_TOP])
     fence = equal_cost_fence(ctx.counter, extra_parts)
     views: dict[int, ResultView] = {}
+    parts = NeutralisedParts()  # the probes render mostly the same lines
 
     def render(shown: list[Window], fence: Fence, where: ViewContext) -> str:
         view = build_view(shown, where)
         views[id(shown)] = view
-        return compose(view, shown, where, fence).render(fence)
+        return compose(view, shown, where, fence).render(fence, parts)
 
     def fit(fence: Fence, where: ViewContext) -> tuple[list[Window], str] | None:
         return fit_windows(
