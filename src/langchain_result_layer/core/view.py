@@ -349,7 +349,10 @@ def _item_texts(view: ResultView) -> int:
             if isinstance(value, str):
                 total += len(value)
             elif isinstance(value, list):
-                total += sum(len(v) for v in value if isinstance(v, str))
+                try:  # a list of texts (a window's lines): one C-level join
+                    total += len("".join(value))
+                except TypeError:
+                    total += sum(len(v) for v in value if isinstance(v, str))
     return total
 
 
