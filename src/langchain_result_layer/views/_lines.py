@@ -319,6 +319,8 @@ class LineTexts:
         self.near = frozenset(near)
         self._shown: dict[int, ShownLine] = {}
         self._limit: dict[int, int] = {}
+        self.windows: dict[tuple[int, int], Window] = {}
+        """The windows made of these shown forms (by first and last line), for reuse."""
 
     def limit(self, line_no: int) -> int:
         """How long `line_no` may be shown."""
@@ -357,6 +359,7 @@ class LineTexts:
             return False
         self._limit[line_no] = max(_MIN_CUT, min(self.limit(line_no), length) // 2)
         del self._shown[line_no]
+        self.windows.clear()
         return True
 
     def cost(self, line_no: int) -> int:
@@ -378,7 +381,12 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     """
     out: list[Window] = []
     roles = analysis.roles
+    made = texts.windows if texts.analysis is analysis else {}
     for first, last in windows_of(lines):
+        known = made.get((first, last))
+        if known is not None:  # the same lines, shown the same way
+            out.append(known)
+            continue
         seen = {roles.get(ln, "context") for ln in range(first, last + 1)}
         role = next((r for r in _ROLE_ORDER if r in seen), "context")
         if role in ("context", "detail", "fill") and last == analysis.total_lines:
@@ -387,16 +395,16 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
             role = "error" if role == "detail" else "context"
         span_first = analysis.span(first)
         span_last = analysis.span(last)
-        out.append(
-            Window(
-                role=role,
-                start_line=first,
-                end_line=last,
-                start_char=span_first[0] if span_first else None,
-                end_char=span_last[1] if span_last else None,
-                lines=[texts.shown(ln) for ln in range(first, last + 1)],
-            )
+        window = Window(
+            role=role,
+            start_line=first,
+            end_line=last,
+            start_char=span_first[0] if span_first else None,
+            end_char=span_last[1] if span_last else None,
+            lines=[texts.shown(ln) for ln in range(first, last + 1)],
         )
+        made[first, last] = window
+        out.append(window)
     return out
 
 
