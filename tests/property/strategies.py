@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.budget import Budget
+from langchain_result_layer.views._salience import Analysis, analyse
 
 # Every kind of character, lone surrogates included (broken UTF-16 from a bad decode).
 any_char = st.one_of(
@@ -130,3 +131,18 @@ PRETOKEN_PIECES = st.sampled_from(
 def pretoken_texts(max_size: int) -> st.SearchStrategy[str]:
     """Texts of up to `max_size` pieces cut where a pre-tokenizer would start a new piece."""
     return st.lists(PRETOKEN_PIECES, max_size=max_size).map("".join)
+
+
+# Logs for the line-selection properties, analysed: short signal lines, blanks, and runs of
+# `x` from empty to longer than any line limit (cut within the line).
+def log_analyses(longest: int) -> st.SearchStrategy[Analysis]:
+    """Analyses of logs of 1-60 such lines, the `x` runs up to `longest` characters."""
+    lines = st.lists(
+        st.one_of(
+            st.sampled_from(["ok", "", "error: boom", "FAILED test_x", "  at a.b(C.java:1)"]),
+            st.integers(0, longest).map(lambda n: "x" * n),
+        ),
+        min_size=1,
+        max_size=60,
+    )
+    return lines.map(lambda ls: analyse("\n".join(ls) + "\n"))

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from langchain_result_layer.views import _lines
 from langchain_result_layer.views._lines import LineLimits, LineTexts, showing_order
-from langchain_result_layer.views._salience import analyse
+from langchain_result_layer.views._salience import Analysis
+from tests.property.strategies import log_analyses
 
 
 def _reference_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int) -> list[int]:
@@ -32,21 +33,9 @@ def _reference_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total:
     return []
 
 
-_LINES = st.lists(
-    st.one_of(
-        st.sampled_from(["ok", "", "error: boom", "FAILED test_x", "  at a.b(C.java:1)"]),
-        st.integers(0, 260).map(lambda n: "x" * n),
-    ),
-    min_size=1,
-    max_size=60,
-)
-
-
 @settings(max_examples=300, deadline=None)
-@given(lines=_LINES, data=st.data())
-def test_showing_order_is_the_line_by_line_walks(lines: list[str], data: st.DataObject) -> None:
-    raw = "\n".join(lines) + "\n"
-    analysis = analyse(raw)
+@given(analysis=log_analyses(260), data=st.data())
+def test_showing_order_is_the_line_by_line_walks(analysis: Analysis, data: st.DataObject) -> None:
     numbers = list(range(1, analysis.total_lines + 1))
     ranked = data.draw(st.permutations(numbers).map(lambda p: p[: len(p) // 2 + 1]))
     limits = LineLimits(normal=120, error=200, anchor=300, anchors=2)

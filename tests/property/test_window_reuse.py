@@ -13,24 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.views._lines import LineLimits, LineTexts, windows
-from langchain_result_layer.views._salience import analyse
+from langchain_result_layer.views._salience import Analysis
+from tests.property.strategies import log_analyses
 
-_LINES = st.lists(
-    st.one_of(
-        st.sampled_from(["ok", "", "error: boom", "FAILED test_x", "  at a.b(C.java:1)"]),
-        st.integers(0, 700).map(lambda n: "x" * n),
-    ),
-    min_size=1,
-    max_size=50,
-)
 _LIMITS = LineLimits(normal=150, error=250, anchor=400, anchors=2)
 
 
 @settings(max_examples=300, deadline=None)
-@given(lines=_LINES, data=st.data())
-def test_reused_windows_equal_windows_made_afresh(lines: list[str], data: st.DataObject) -> None:
-    raw = "\n".join(lines) + "\n"
-    analysis = analyse(raw)
+@given(analysis=log_analyses(700), data=st.data())
+def test_reused_windows_equal_windows_made_afresh(analysis: Analysis, data: st.DataObject) -> None:
     numbers = list(range(1, analysis.total_lines + 1))
     texts = LineTexts(analysis, _LIMITS, numbers[:2])
     shortened: list[int] = []
