@@ -700,6 +700,7 @@ def _scan(
     level_salience: Callable[[str, float], float] | None,
 ) -> _Scan:
     scan = _Scan(own={}, texts={}, prompts=[])
+    scores: dict[str, float] = {}  # a line printed again scores the same (a pure function)
     for region in regions:
         for i in _candidate_lines(region, raw, extra):
             text = region.text(i)
@@ -711,7 +712,9 @@ def _scan(
             if _NOISE_RE.match(text):
                 continue
             head = text[:600]
-            score = salience_of(head, head.lower())
+            score = scores.get(head)
+            if score is None:
+                score = scores[head] = salience_of(head, head.lower())
             if level_salience is not None:
                 score = level_salience(text, score)
             if score:
@@ -1227,6 +1230,29 @@ def _group_key(text: str) -> str:
     return " ".join(words)
 
 
+def _grouped(
+    lines: Iterable[int], texts: dict[int, str], roles: dict[int, str]
+) -> tuple[dict[str, list[int]], list[int]]:
+    """The lines by `_group_key` of their texts, in order, and the lines ranked on their own.
+
+    Lines of the tail, exit and fill roles are ranked on their own. A text printed
+    again has the same key: each distinct text's key is made once.
+    """
+    by_group: dict[str, list[int]] = {}
+    solo: list[int] = []
+    keys: dict[str, str] = {}
+    for ln in lines:
+        if roles.get(ln, "context") in ("tail", "exit", "fill"):
+            solo.append(ln)
+        else:
+            text = texts.get(ln, "")
+            key = keys.get(text)
+            if key is None:
+                key = keys[text] = _group_key(text)
+            by_group.setdefault(key, []).append(ln)
+    return by_group, solo
+
+
 def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     """Lazy-greedy order with a repetition factor per group and per identical line.
 
@@ -1237,13 +1263,7 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     """
     settings = analysis.settings
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
-    by_group: dict[str, list[int]] = {}
-    solo: list[int] = []
-    for ln in effective:
-        if roles.get(ln, "context") in ("tail", "exit", "fill"):
-            solo.append(ln)
-        else:
-            by_group.setdefault(_group_key(texts.get(ln, "")), []).append(ln)
+    by_group, solo = _grouped(effective, texts, roles)
     # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
     heap: list[tuple[float, int, int, str, int]] = []
     for key, members in by_group.items():
