@@ -165,12 +165,15 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
     taken: set[int] = set()
     order: list[int] = []
     total = analysis.total_lines
+    reach = texts.analysis.settings.gap_fill_lines + 2
     for ln in ranked:
         if ln in taken:
             continue
         taken.add(ln)
         order.append(ln)
         for step in (-1, 1):
+            if taken.isdisjoint(range(ln + step, ln + step * reach, step)):
+                continue  # no taken line near enough (most lines): no gap to fill
             gap = _short_gap(ln, step, taken, texts, total)
             taken.update(gap)
             order.extend(gap)
