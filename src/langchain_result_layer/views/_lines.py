@@ -16,7 +16,7 @@ from a long text without splitting all of it (log facts and templates of huge lo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from langchain_result_layer.core.budget import Budget
@@ -107,6 +107,7 @@ class Window:
     start_char: int | None
     end_char: int | None
     lines: list[ShownLine]
+    _item: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def size(self) -> int:
@@ -122,8 +123,14 @@ class Window:
 
         `clipped` maps a line number to the characters cut out of it; `cuts` maps it to
         `[position in the shown line, raw start offset, raw end offset]` per cut, each
-        marked `…` in `text`.
+        marked `…` in `text`. Made once per window (a fit's probes reuse their windows);
+        each call returns a new dict.
         """
+        if self._item is None:
+            self._item = self._make_item()
+        return dict(self._item)
+
+    def _make_item(self) -> dict[str, object]:
         texts = [line.text for line in self.lines]
         clipped: dict[str, int] = {}
         cuts: dict[str, list[list[int]]] = {}
@@ -172,8 +179,9 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
         taken.add(ln)
         order.append(ln)
         for step in (-1, 1):
-            if taken.isdisjoint(range(ln + step, ln + step * reach, step)):
-                continue  # no taken line near enough (most lines): no gap to fill
+            near = ln + step
+            if near in taken or taken.isdisjoint(range(near, ln + step * reach, step)):
+                continue  # no gap, or no taken line near enough: nothing to fill
             gap = _short_gap(ln, step, taken, texts, total)
             taken.update(gap)
             order.extend(gap)
