@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from langchain_result_layer.core.evidence import line_salience, salience_of
 from langchain_result_layer.views._salience import (
     _NOISE_RE,
+    _best_last,
     _group_key,
     _grouped,
     analyse,
@@ -64,3 +65,14 @@ def test_grouped_is_the_group_key_of_every_line(rows: list[tuple[str, str]]) -> 
         if ln not in solo:
             expected.setdefault(_group_key(texts.get(ln, "")), []).append(ln)
     assert _grouped(lines, texts, roles) == (expected, solo)
+
+
+@given(
+    values=st.dictionaries(
+        st.integers(1, 500), st.sampled_from([0.0, 0.5, 1.0, 2.5, 1e-9, 3.0]), max_size=60
+    )
+)
+def test_best_last_sorts_by_value_then_line(values: dict[int, float]) -> None:
+    members = list(values)
+    _best_last(members, values)
+    assert members == sorted(values, key=lambda ln: (values[ln], ln))

@@ -1253,6 +1253,15 @@ def _grouped(
     return by_group, solo
 
 
+def _best_last(members: list[int], effective: dict[int, float]) -> None:
+    """Sort lines by value, then by line number (best last): two C-level sorts, no key tuples.
+
+    The second sort is stable, so lines of equal value stay in line order.
+    """
+    members.sort()
+    members.sort(key=effective.__getitem__)
+
+
 def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     """Lazy-greedy order with a repetition factor per group and per identical line.
 
@@ -1267,7 +1276,7 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
     heap: list[tuple[float, int, int, str, int]] = []
     for key, members in by_group.items():
-        members.sort(key=lambda ln: (effective[ln], ln))  # best last
+        _best_last(members, effective)
         heap.append((-effective[members[-1]], -members[-1], 0, key, 0))
     heap.extend((-effective[ln], -ln, -1, "", 0) for ln in solo)
     heapq.heapify(heap)
