@@ -45,6 +45,9 @@ _ANSI_RE = re.compile(
 _NEEDS_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b\ud800-\udfff]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
+_REST_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x9b\ud800-\udfff]")
+"""What is left to clean once escapes are removed and redraws collapsed (controls, a stray
+ESC or CSI byte, surrogates): the steps after that change nothing when it matches nothing."""
 
 _ZWJ = "\u200d"
 
@@ -129,6 +132,8 @@ def clean_for_display(text: str) -> str:
         text = _ANSI_RE.sub("", text)
     if "\r" in text:
         text = _collapse_bare_cr(text)
+    if _REST_RE.search(text) is None:  # escapes and progress redraws only (most lines)
+        return text
     text = _CONTROL_RE.sub(_control_picture, text)
     if "\x1b" in text:  # a stray ESC that did not start a known sequence
         text = text.replace("\x1b", "\u241b")
