@@ -14,6 +14,8 @@ xfails: once fixed, the test fails until the entry is removed.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.security._patterns import FoundPattern, package_patterns, worst_time
@@ -40,6 +42,13 @@ def test_the_sweep_finds_the_package_patterns() -> None:
     assert "langchain_result_layer.views.json_view:_PATH_TOKEN_RE" in names
     assert any(name.startswith("langchain_result_layer.views.files:line ") for name in names)
     assert set(STILL_QUADRATIC) <= names, "an xfail entry names a pattern that is gone"
+
+
+def test_the_check_catches_a_quadratic_pattern() -> None:
+    # Every start position scans the whole run of digits: about 16x the time for 4x the line.
+    quadratic = FoundPattern("quadratic", re.compile(r"1+ x"))
+    timing = worst_time(quadratic, LINE_CHARS, BUDGET_S)
+    assert timing.slow(BUDGET_S), timing
 
 
 @pytest.mark.timeout(300)
