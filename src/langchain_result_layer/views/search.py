@@ -44,6 +44,14 @@ __all__ = ["SearchHits", "SearchView", "parse_hits"]
 _SNIFF_CHARS = 32_000
 _LINE_CHARS = 300
 _TOP_FILES = 15
+_OTHER_LINES = 12
+"""Most lines that are not hits shown (they break the output's structure: rare by nature)."""
+_OTHER_CHARS = 200
+"""Characters shown of such a line (its head; the rest is fetched by line range)."""
+_DOMINANT_SHARE = 0.5
+"""A hit shape this common makes the hits of rare shapes stand out (type checkers' notes)."""
+_RARE_HITS = 8
+"""Most hits of a rare shape moved to the front of the showing order."""
 _TEXT_FALLBACK = TextView()
 
 # A path holds a letter and does not end in a digit (so `2015-07-29 17:41:44` and
@@ -107,6 +115,9 @@ class SearchHits:
     """Context lines (not hits)."""
     stated_counts: dict[str, int] = field(default_factory=dict)
     """Per-file counts the tool stated itself."""
+    other: list[int] = field(default_factory=list)
+    """1-based output lines that are none of the above: lines that break the output's
+    structure (a tool's own error, its closing summary), shown before further hits."""
 
 
 def _split(text: str) -> list[str]:
@@ -185,6 +196,7 @@ def parse_hits(text: str) -> SearchHits:
             else:
                 current = stripped
             continue
+        result.other.append(index)
     if result.style == "grep" and not grep_like and result.hits:
         result.style = "heading"
     return result
@@ -193,6 +205,49 @@ def parse_hits(text: str) -> SearchHits:
 def _directory(path: str) -> str:
     parts = [p for p in re.split(r"[/\\]", path) if p not in ("", ".")]
     return "/".join(parts[:-1][:2]) or "."
+
+
+def _shape(hit: Hit) -> str:
+    """What a hit says, without where: its first two words after the location, no digits."""
+    text = hit.text
+    if hit.line is not None:
+        marker = f":{hit.line}"
+        cut = text.find(marker)
+        text = text[cut + len(marker) :] if cut >= 0 else text
+    return " ".join(re.findall(r"[^\W\d_]+", text.lower())[:2])
+
+
+def _rare_first(hits: list[Hit], order: list[int]) -> list[int]:
+    """The showing order with the few hits of a rare shape first, when one shape dominates.
+
+    Vocabulary-free: 600 `note:` lines of a type checker and one `error:` line make the
+    error's shape rare; a code search whose hits all differ has no dominant shape and keeps
+    its order.
+    """
+    if len(hits) < 2 * _RARE_HITS:
+        return order
+    shapes = [_shape(h) for h in hits]
+    counts = Counter(shapes)
+    ((_, top),) = counts.most_common(1)
+    if top < _DOMINANT_SHARE * len(hits):
+        return order
+    limit = max(1, len(hits) // 100)
+    rare = [i for i in order if counts[shapes[i]] <= limit][:_RARE_HITS]
+    if not rare or len(rare) == len(order):
+        return order
+    chosen = set(rare)
+    return rare + [i for i in order if i not in chosen]
+
+
+def _other_order(parsed: SearchHits) -> list[int]:
+    """The non-hit lines to show, best first: among the hits, then after them, then before."""
+    if not parsed.hits:
+        return []
+    first, last = parsed.hits[0].index, parsed.hits[-1].index
+    inside = [i for i in parsed.other if first < i < last]
+    after = [i for i in parsed.other if i > last]
+    before = [i for i in parsed.other if i < first]
+    return (inside + after[::-1] + before[::-1])[:_OTHER_LINES]
 
 
 def _coverage_order(hits: list[Hit]) -> list[int]:
@@ -213,7 +268,7 @@ def _coverage_order(hits: list[Hit]) -> list[int]:
             nxt = members[taken + 1]
             cost = (taken + 1) * 0.15 + nxt / max(1, len(hits))
             heapq.heappush(heap, (cost, nxt, key, taken + 1))
-    return order
+    return _rare_first(hits, order)
 
 
 @dataclass(slots=True)
@@ -221,6 +276,8 @@ class _SearchData:
     parsed: SearchHits
     order: list[int]
     line_ends: list[int]
+    other: list[tuple[int, str]]
+    """Non-hit lines to show (output line, text as printed), best first."""
 
 
 class SearchView(ResultViewBuilder):
@@ -271,8 +328,10 @@ class SearchView(ResultViewBuilder):
             pos = raw.find("\n", pos + 1)
         if raw and not raw.endswith("\n"):
             ends.append(len(raw))
+        lines = raw.split("\n")
+        other = [(i, lines[i - 1].rstrip("\r")) for i in _other_order(parsed)]
         prepared.data = _SearchData(
-            parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends
+            parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends, other=other
         )
         return prepared
 
@@ -290,14 +349,19 @@ class SearchView(ResultViewBuilder):
             per_file = Counter(_directory(h.path) for h in parsed.hits)
         top_files = per_file.most_common(_TOP_FILES)
         hit_texts = [_layout.clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
+        other_texts = [_layout.clip(clean_for_display(t), _OTHER_CHARS)[0] for _, t in data.other]
         file_lines = [f"{n:,} {clean_for_display(p)}" for p, n in top_files]
-        fence = _layout.equal_cost_fence(ctx.counter, hit_texts, file_lines, parsed.headers)
+        fence = _layout.equal_cost_fence(
+            ctx.counter, hit_texts, other_texts, file_lines, parsed.headers
+        )
+        n_other = len(other_texts)
         n_files = len(file_lines)
         n_hits = len(parsed.hits)
 
         def build(level: int) -> tuple[ResultView, str]:
-            files = min(level, n_files)
-            chosen = max(0, level - n_files)
+            others = min(level, n_other)
+            files = min(level - others, n_files)
+            chosen = max(0, level - others - n_files)
             view = self._view(
                 ctx,
                 data,
@@ -305,6 +369,7 @@ class SearchView(ResultViewBuilder):
                 top_files=top_files[:files],
                 n_hits=chosen,
                 hit_texts=hit_texts,
+                others=list(zip(data.other[:others], other_texts, strict=False)),
                 n_groups=len(per_file),
             )
             return view, self._compose(view, ctx, fence).render(fence)
@@ -312,9 +377,9 @@ class SearchView(ResultViewBuilder):
         return _layout.render_largest(
             build,
             ctx,
-            levels=n_files + n_hits,
+            levels=n_other + n_files + n_hits,
             facts=plural(n_hits, "hit"),
-            guess=n_files + min(n_hits, 40),
+            guess=n_other + n_files + min(n_hits, 40),
         )
 
     def _view(
@@ -326,6 +391,7 @@ class SearchView(ResultViewBuilder):
         top_files: list[tuple[str, int]],
         n_hits: int,
         hit_texts: list[str],
+        others: list[tuple[tuple[int, str], str]],
         n_groups: int,
     ) -> ResultView:
         parsed = data.parsed
@@ -345,8 +411,10 @@ class SearchView(ResultViewBuilder):
                     "text": hit_texts[i],
                 }
             )
+        for (line, _), text in others:
+            items.append({"type": "line", "output_line": line, "text": text})
         total_lines = parsed.lines
-        shown_lines = {parsed.hits[i].index for i in picked}
+        shown_lines = {parsed.hits[i].index for i in picked} | {ln for (ln, _), _ in others}
         omitted: list[OmittedRange] = []
         prev = 0
         for ln in [*sorted(shown_lines), total_lines + 1]:
@@ -418,11 +486,15 @@ class SearchView(ResultViewBuilder):
             facts += f" ({int(s['context_lines']):,} of them context)"
         files = [i for i in view.items if i.get("type") in ("file", "directory")]
         hits = [i for i in view.items if i.get("type") == "hit"]
+        others = [i for i in view.items if i.get("type") == "line"]
+        printed = sorted(hits + others, key=lambda i: int(i["output_line"]))
         shown = []
         what, whats = ("directory", "directories") if paths else ("file", "files")
         if files:
             shown.append(f"top {plural(len(files), what, whats)} by count")
         shown.append(f"{plural(len(hits), unit)} (spread over directories, in output order)")
+        if others:
+            shown.append(f"{plural(len(others), 'line')} that are not {unit}s")
         header = _layout.header_text(ctx, self.kind, facts, ", ".join(shown))
         sections: list[_layout.Section] = []
         stated = list(s.get("stated") or [])
@@ -431,19 +503,20 @@ class SearchView(ResultViewBuilder):
             lines += [f"{int(f['hits']):,} {clean_for_display(str(f['path']))}" for f in files]
             what = "paths per directory" if paths else "hits per file"
             sections.append(_layout.Section(title=f"summary (facts): {what}", lines=lines))
-        if hits:
+        if printed:
             lines = []
             prev: int | None = None
-            for hit in hits:
+            for hit in printed:
                 line = int(hit["output_line"])
                 if prev is not None and line > prev + 1:
                     lines.append(fence.marker(f"{range_phrase(prev + 1, line - 1)} omitted"))
                 lines.append(str(hit["text"]))
                 prev = line
-            first = int(hits[0]["output_line"])
+            first = int(printed[0]["output_line"])
+            what = f"{unit}s and other lines" if others else f"{unit}s"
             sections.append(
                 _layout.Section(
-                    title=f"{unit}s as printed (from output line {first:,})", lines=lines
+                    title=f"{what} as printed (from output line {first:,})", lines=lines
                 )
             )
         omitted_count = int(s["hits"]) - len(hits)

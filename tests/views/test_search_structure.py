@@ -1,0 +1,81 @@
+"""A search-shaped output keeps what breaks its structure: rare-shaped hits and non-hit lines.
+
+A type checker prints `path:line: note: ...` hundreds of times and one `path:line: error: ...`;
+a compiler listing its files prints paths and one `file(3,9): error ...` line that is not a
+hit at all. Both are sniffed as searches; the one line that explains the failure is rare in
+its output, and the view shows it (vocabulary-free: by the shape's rarity, not by the word).
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_result_layer.views import choose_view
+from langchain_result_layer.views.search import SearchView, parse_hits
+from tests.views.conftest import assert_fits, make_ctx
+
+NOTES = "".join(
+    f'pkg/mod_{i:03d}.py:{i % 9 + 3}: note: Revealed type is "builtins.int"\n' for i in range(600)
+)
+ERROR = 'pkg/mod_077.py:6: error: Incompatible return value type (got "str", expected "int")'
+CHECKER = NOTES[: len(NOTES) // 3] + ERROR + "\n" + NOTES[len(NOTES) // 3 :]
+PATHS = "".join(f"/build/src/mod_{i:03d}.ts\n" for i in range(400))
+COMPILER_ERROR = "src/mod_123.ts(3,9): error TS2322: Type 'string' is not assignable."
+LISTING = PATHS[: len(PATHS) // 2] + COMPILER_ERROR + "\n" + PATHS[len(PATHS) // 2 :]
+
+
+def _shown(raw: str, tokens: int) -> str:
+    view = SearchView()
+    ctx = make_ctx("search", tokens=tokens)
+    out = view.render(view.prepare(raw), ctx)
+    assert_fits(out.content, ctx)
+    assert isinstance(out.content, str)
+    # Exact account: every output line is shown or inside an omitted range, never both.
+    shown = {int(i["output_line"]) for i in out.view.items if "output_line" in i}
+    omitted = {n for r in out.view.omitted for n in range(r.start_line, r.end_line + 1)}
+    assert not shown & omitted
+    assert shown | omitted == set(range(1, raw.count("\n") + 1))
+    return out.content
+
+
+def test_the_rare_hit_among_many_of_one_shape_is_shown() -> None:
+    assert choose_view(CHECKER).kind == "search"
+    for tokens in (1_000, 2_000):
+        assert ERROR in _shown(CHECKER, tokens)
+
+
+def test_a_line_that_is_not_a_hit_is_shown() -> None:
+    assert parse_hits(LISTING).style == "paths"
+    assert choose_view(LISTING).kind == "search"
+    for tokens in (1_000, 2_000):
+        content = _shown(LISTING, tokens)
+        assert COMPILER_ERROR in content
+        assert "that are not paths" in content
+
+
+def test_a_search_whose_hits_all_differ_keeps_its_order() -> None:
+    grep = "".join(
+        f"src/m{i % 7}.py:{i}: value_{chr(97 + i % 26)}{i} = call()\n" for i in range(300)
+    )
+    rare = "".join(f"src/m{i % 7}.py:{i}: {'xyz' * (i % 5)}word{i} = 1\n" for i in range(300))
+    for raw in (grep, rare):
+        view = SearchView()
+        prepared = view.prepare(raw)
+        first = view.render(prepared, make_ctx("search", tokens=1_000)).view
+        hits = [int(i["output_line"]) for i in first.items if i.get("type") == "hit"]
+        assert hits == sorted(hits)
+        assert hits[0] == 1  # the start of the output, not a promoted hit
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    position=st.floats(min_value=0.0, max_value=1.0),
+    notes=st.integers(min_value=40, max_value=400),
+    tokens=st.sampled_from([800, 1_500, 3_000]),
+)
+def test_one_rare_hit_is_shown_wherever_it_is(position: float, notes: int, tokens: int) -> None:
+    lines = NOTES.splitlines(keepends=True)[:notes]
+    at = int(position * notes)
+    raw = "".join(lines[:at]) + ERROR + "\n" + "".join(lines[at:])
+    assert ERROR in _shown(raw, tokens)
