@@ -80,3 +80,35 @@ def test_the_same_result_gives_the_same_view_whatever_the_nonce(
     pages = {_without_nonce(_fetch(layer, ref)) for _ in range(_RUNS)}
     assert all(re.search(r"Omitted|more follow|did not fit", page) for page in pages)  # cut
     assert len(pages) == 1
+
+
+def test_the_text_view_does_not_depend_on_the_nonce() -> None:
+    # A plain text cut (head, error windows, tail) at many budgets: with a fence nonce drawn at
+    # random, whatever it cost, this failed (1 token more or less moved the fitted scale).
+    from langchain_result_layer.views.text import TextView
+    from tests.views.conftest import make_ctx
+
+    words = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "error",
+        "failed",
+        "test_case",
+        "module",
+        "value",
+        "assert",
+    ]
+    raw = "\n".join(
+        f"{i:05d} " + " ".join(words[(i * 7 + k) % len(words)] for k in range(1 + i * 13 % 29))
+        for i in range(3000)
+    )
+    view = TextView()
+    prepared = view.prepare(raw)
+    for tokens in range(400, 2400, 101):
+        shown = {
+            _without_nonce(str(view.render(prepared, make_ctx("text", tokens=tokens)).content))
+            for _ in range(8)
+        }
+        assert len(shown) == 1, tokens

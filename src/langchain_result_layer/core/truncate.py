@@ -47,6 +47,7 @@ from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import (
     DEFAULT_FETCH_TOOL_NAME,
     Fence,
+    equal_cost_fence,
     fetch_call,
     format_line_ranges,
     plural,
@@ -753,8 +754,9 @@ def truncate_text(
         store_note: What to say when there is no reference (for example why saving failed).
         tool_name: Tool name for the header.
         fetch_tool_name: Name of the fetch tool in the "read more" call.
-        fence: The fence to use (a fresh random one by default; replaced if the kept text
-            contains its nonce).
+        fence: The fence to use (by default a fresh random one that costs what
+            `CANONICAL_FENCE` costs, so the view does not depend on the nonce; replaced by
+            another such fence if the kept text contains its nonce).
         error_windows: Whether to look for error windows in the middle.
 
     Returns:
@@ -772,7 +774,7 @@ def truncate_text(
     n = len(raw)
     index = LineIndex(raw)
     ctx = _RenderContext(
-        fence=fence or Fence.for_content(),
+        fence=fence or equal_cost_fence(counter),
         total_chars=n,
         total_lines=index.total_lines,
         tool_name=_clean_tool_name(tool_name),
@@ -961,7 +963,7 @@ def _fit(
             lo_scale = scale
             scale *= 2
             continue
-        ctx = _with_fence_and_suggestion(ctx, segments, omitted, frame)
+        ctx = _with_fence_and_suggestion(ctx, segments, omitted, frame, counter)
         normalised = any(s.text != plan.raw[s.start : s.end] for s in segments)
         text = _render(ctx, segments, omitted, normalised=normalised)
         tokens = counter.count(text)
@@ -995,11 +997,15 @@ def _fit(
 
 
 def _with_fence_and_suggestion(
-    ctx: _RenderContext, segments: list[Segment], omitted: list[OmittedRange], frame: _Frame
+    ctx: _RenderContext,
+    segments: list[Segment],
+    omitted: list[OmittedRange],
+    frame: _Frame,
+    counter: TokenCounter,
 ) -> _RenderContext:
     """A fence no kept segment contains, and a read-more range sized to this budget."""
     if any(ctx.fence.nonce in seg.text for seg in segments):
-        ctx = replace(ctx, fence=Fence.for_content(*(s.text for s in segments)))
+        ctx = replace(ctx, fence=equal_cost_fence(counter, [s.text for s in segments]))
     avg_line = max(1.0, sum(r.chars for r in omitted) / max(1, sum(r.lines for r in omitted)))
     room = max(1, min(frame.body_chars, frame.body_tokens * 3))
     suggest = max(1, min(2_000, int(room * 0.8 / avg_line)))
