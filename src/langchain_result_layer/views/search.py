@@ -328,8 +328,11 @@ class SearchView(ResultViewBuilder):
             pos = raw.find("\n", pos + 1)
         if raw and not raw.endswith("\n"):
             ends.append(len(raw))
-        lines = raw.split("\n")
-        other = [(i, lines[i - 1].rstrip("\r")) for i in _other_order(parsed)]
+        # The few lines shown are sliced by their ends (no second split of the whole text).
+        other = [
+            (i, raw[ends[i - 2] if i >= 2 else 0 : ends[i - 1]].rstrip("\r\n"))
+            for i in _other_order(parsed)
+        ]
         prepared.data = _SearchData(
             parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends, other=other
         )
