@@ -52,6 +52,8 @@ _DOMINANT_SHARE = 0.5
 """A hit shape this common makes the hits of rare shapes stand out (type checkers' notes)."""
 _RARE_HITS = 8
 """Most hits of a rare shape moved to the front of the showing order."""
+_SHAPE_SAMPLE = 256
+"""Hits whose shapes are read first: without a dominant shape among them, none is looked for."""
 _TEXT_FALLBACK = TextView()
 
 # A path holds a letter and does not end in a digit (so `2015-07-29 17:41:44` and
@@ -226,6 +228,9 @@ def _rare_first(hits: list[Hit], order: list[int]) -> list[int]:
     """
     if len(hits) < 2 * _RARE_HITS:
         return order
+    sample = Counter(_shape(h) for h in hits[:_SHAPE_SAMPLE])
+    if sample.most_common(1)[0][1] < _DOMINANT_SHARE * min(len(hits), _SHAPE_SAMPLE):
+        return order  # no dominant shape at the start: the usual code search, decided cheaply
     shapes = [_shape(h) for h in hits]
     counts = Counter(shapes)
     ((_, top),) = counts.most_common(1)
