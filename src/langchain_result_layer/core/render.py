@@ -45,6 +45,7 @@ __all__ = [
     "format_line_ranges",
     "imitates_layer_markup",
     "neutralise_inline",
+    "new_fence",
     "plural",
     "range_text",
 ]
@@ -386,6 +387,33 @@ def _nonce_cost(counter: TokenCounter, nonce: str) -> tuple[int, ...]:
     )
 
 
+def _joined(parts: tuple[Iterable[str] | str, ...]) -> str:
+    # One joined string keeps `Fence.for_content` fast on many small parts; the separator
+    # is not in the nonce alphabet, so no nonce can span two parts.
+    return "\n".join(
+        text for part in parts for text in ((part,) if isinstance(part, str) else part)
+    )
+
+
+def new_fence(*parts: Iterable[str] | str) -> Fence:
+    r"""A fence whose nonce occurs in none of the given texts (or iterables of texts).
+
+    Args:
+        *parts: Texts, or iterables of texts, that will be shown inside the fence.
+
+    Returns:
+        The fence.
+
+    Example:
+        ```python
+        from langchain_result_layer.core.render import new_fence
+
+        assert new_fence("a", ["b", "c"]).nonce not in "a\nb\nc"
+        ```
+    """
+    return Fence.for_content(_joined(parts))
+
+
 def equal_cost_fence(counter: TokenCounter, *parts: Iterable[str] | str) -> Fence:
     """A fresh random fence that costs exactly what `CANONICAL_FENCE` costs.
 
@@ -415,11 +443,7 @@ def equal_cost_fence(counter: TokenCounter, *parts: Iterable[str] | str) -> Fenc
         ```
     """
     want = _nonce_cost(counter, CANONICAL_FENCE.nonce)
-    # One joined string keeps `Fence.for_content` fast on many small parts; the separator
-    # is not in the nonce alphabet, so no nonce can span two parts.
-    joined = "\n".join(
-        text for part in parts for text in ((part,) if isinstance(part, str) else part)
-    )
+    joined = _joined(parts)  # read once, searched by every draw
     fence = Fence.for_content(joined)
     for _ in range(_NONCE_DRAWS):
         if _nonce_cost(counter, fence.nonce) == want:

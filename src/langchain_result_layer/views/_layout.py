@@ -27,7 +27,7 @@ configured counter, and `render_largest` renders it (or the minimal notice when 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_result_layer.core.budget import Budget
@@ -37,6 +37,7 @@ from langchain_result_layer.core.render import (
     Fence,
     equal_cost_fence,
     fetch_call,
+    new_fence,
     plural,
 )
 from langchain_result_layer.core.tokens import TokenCounter
@@ -171,26 +172,6 @@ class NeutralisedParts:
                 self._clean.add(part)  # no line of it imitates the markup
             else:
                 own[part] = neutral
-
-
-def new_fence(*parts: Iterable[str] | str) -> Fence:
-    """A fence whose nonce occurs in none of the given texts (or iterables of texts).
-
-    Args:
-        *parts: Texts, or iterables of texts, that will be shown inside the fence.
-
-    Returns:
-        The fence.
-    """
-    flat: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            flat.append(part)
-        else:
-            flat.extend(part)
-    # One joined string keeps `Fence.for_content` fast on many small parts; the separator
-    # is not in the nonce alphabet, so no nonce can span two parts.
-    return Fence.for_content("\n".join(flat))
 
 
 def fits(text: str, budget: Budget, counter: TokenCounter) -> bool:
