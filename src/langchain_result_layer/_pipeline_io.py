@@ -11,7 +11,7 @@ Example:
     from langchain_result_layer._pipeline_io import StorePut, store_note
     from langchain_result_layer.stores.base import Principal
 
-    put = StorePut(store, "hello", Principal(), "text", "echo", None, None)
+    put = StorePut(store, "hello", Principal(), {"kind": "text", "tool_name": "echo"})
     meta = put.run()
     assert not isinstance(meta, Exception) and meta.size == 5
     assert store_note(OSError("disk full")).startswith("The full result could not be saved")
@@ -23,12 +23,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.errors import StoreQuotaExceededError
-from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
-from langchain_result_layer.summarize import ResultSummarizer, SummaryOutcome
+from langchain_result_layer.stores.base import Principal, PutOptions, RecordMeta, ResultStore
+from langchain_result_layer.summarize import ResultSummarizer, SummaryAbout, SummaryOutcome
 from langchain_result_layer.views.text import TextView
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NOT_SAVED",
     "THREAD_THRESHOLD_CHARS",
+    "ProcessOptions",
     "Steps",
     "StorePut",
     "SummaryRequest",
@@ -57,6 +58,36 @@ THREAD_THRESHOLD_CHARS = 64_000
 _THREAD_THRESHOLD_BLOCKS = 256
 
 
+class ProcessOptions(TypedDict, total=False):
+    r"""What `ResultPipeline.process` and `aprocess` take besides the content (all optional).
+
+    Example:
+        ```python
+        from langchain_result_layer.core.budget import Budget
+        from langchain_result_layer.pipeline import ResultPipeline
+
+        pipeline = ResultPipeline(budget=Budget(tokens=500, chars=4_000), counter=counter,
+                                  store=store)
+        options: ProcessOptions = {"tool_name": "run_sql", "status": "error", "siblings": 2}
+        outcome = pipeline.process("error: boom\n" * 5_000, **options)
+        assert outcome is not None and outcome.view.status == "error"
+        ```
+    """
+
+    tool_name: str | None
+    """The tool's name (selects its policy; `None` by default)."""
+    status: str
+    """`success` (the default) or `error`."""
+    tool_call_id: str | None
+    """The tool call's id, recorded with the stored result."""
+    principal: Principal | None
+    """Owner of the stored result (`None`: the anonymous principal)."""
+    siblings: int
+    """Results of the same model turn (parallel calls share the turn budget; 1 by default)."""
+    budget: Budget | None
+    """Use this budget instead of the tool's."""
+
+
 @dataclass(frozen=True, slots=True)
 class StorePut:
     """A store write the steps ask for; running it gives the record or what the store raised."""
@@ -64,29 +95,18 @@ class StorePut:
     store: ResultStore
     raw: str | bytes
     principal: Principal
-    kind: str
-    tool_name: str | None
-    tool_call_id: str | None
-    ttl_seconds: float | None
-
-    def _kwargs(self) -> dict[str, Any]:
-        return {
-            "principal": self.principal,
-            "kind": self.kind,
-            "tool_name": self.tool_name,
-            "tool_call_id": self.tool_call_id,
-            "ttl_seconds": self.ttl_seconds,
-        }
+    options: PutOptions
+    """What the record is (kind, tool, tool call, lifetime), as `ResultStore.put` takes it."""
 
     def run(self) -> RecordMeta | Exception:
         try:
-            return self.store.put(self.raw, **self._kwargs())
+            return self.store.put(self.raw, principal=self.principal, **self.options)
         except Exception as exc:  # the steps say what was lost
             return exc
 
     async def arun(self) -> RecordMeta | Exception:
         try:
-            return await self.store.aput(self.raw, **self._kwargs())
+            return await self.store.aput(self.raw, principal=self.principal, **self.options)
         except Exception as exc:  # the steps say what was lost
             return exc
 
@@ -98,23 +118,16 @@ class SummaryRequest:
     summarizer: ResultSummarizer
     raw: str
     budget_tokens: int
-    tool_name: str | None
-    kind: str
-    reference: Reference | None
-
-    def _kwargs(self) -> dict[str, Any]:
-        return {
-            "budget_tokens": self.budget_tokens,
-            "tool_name": self.tool_name,
-            "kind": self.kind,
-            "reference": self.reference,
-        }
+    about: SummaryAbout
+    """What the result is (its tool, kind and reference), as `ResultSummarizer` takes it."""
 
     def run(self) -> SummaryOutcome:
-        return self.summarizer.summarize(self.raw, **self._kwargs())
+        return self.summarizer.summarize(self.raw, budget_tokens=self.budget_tokens, **self.about)
 
     async def arun(self) -> SummaryOutcome:
-        return await self.summarizer.asummarize(self.raw, **self._kwargs())
+        return await self.summarizer.asummarize(
+            self.raw, budget_tokens=self.budget_tokens, **self.about
+        )
 
 
 Steps = Generator[StorePut | SummaryRequest, Any, "ProcessOutcome | None"]
@@ -159,7 +172,13 @@ def store_steps(
         return None, None, {}
 
     def put(raw: str | bytes, kind: str) -> StorePut:
-        return StorePut(store, raw, principal, kind, plan.tool_name, tool_call_id, ttl_seconds)
+        options: PutOptions = {
+            "kind": kind,
+            "tool_name": plan.tool_name,
+            "tool_call_id": tool_call_id,
+            "ttl_seconds": ttl_seconds,
+        }
+        return StorePut(store, raw, principal, options)
 
     stored = yield put(*plan.stored_form())
     if isinstance(stored, BaseException):  # the store must never break the agent

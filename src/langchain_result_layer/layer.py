@@ -47,7 +47,7 @@ from langchain_result_layer.core.render import DEFAULT_FETCH_TOOL_NAME
 from langchain_result_layer.core.tokens import TokenCounter, resolve_token_counter
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.errors import ResultStoreWarning
-from langchain_result_layer.pipeline import META_KEY, ProcessOutcome, ResultPipeline
+from langchain_result_layer.pipeline import META_KEY, ProcessOptions, ProcessOutcome, ResultPipeline
 from langchain_result_layer.principal import PrincipalResolver, resolve_principal_spec
 from langchain_result_layer.stores import resolve_store
 from langchain_result_layer.stores.base import Principal, ResultStore
@@ -688,8 +688,8 @@ class ResultLayer:
 
     def _pipeline_args(
         self, message: ToolMessage, result: ToolResult
-    ) -> tuple[ResultPipeline, dict[str, Any]]:
-        """The pipeline on the run's store and the keyword arguments of processing `message`."""
+    ) -> tuple[ResultPipeline, ProcessOptions]:
+        """The pipeline on the run's store and the options of processing `message`."""
         pipeline, principal = self._value_pipeline(result)
         return pipeline, {
             "tool_name": message.name,

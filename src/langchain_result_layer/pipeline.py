@@ -39,11 +39,12 @@ import copy
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer._pipeline_io import (
     NOT_SAVED,
     THREAD_THRESHOLD_CHARS,
+    ProcessOptions,
     Steps,
     SummaryRequest,
     is_heavy,
@@ -59,13 +60,17 @@ from langchain_result_layer.core.token_memo import LineMemoCounter
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.outcome import META_KEY, ProcessOutcome, headline_of
 from langchain_result_layer.stores.base import Principal, RecordMeta, ResultStore
-from langchain_result_layer.summarize import ResultSummarizer, SummaryOutcome
+from langchain_result_layer.summarize import ResultSummarizer, SummaryAbout, SummaryOutcome
 from langchain_result_layer.views.base import IMAGE_TOKENS, ViewContext
 from langchain_result_layer.views.registry import SHAPE_KINDS, ViewRegistry, registered_views
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "META_KEY",
     "THREAD_THRESHOLD_CHARS",
+    "ProcessOptions",
     "ProcessOutcome",
     "ResultPipeline",
     "headline_of",
@@ -216,27 +221,23 @@ class ResultPipeline:
             fixed_budget=budget is not None,
         )
 
-    def _steps(  # noqa: PLR0917 - the drivers pass on their arguments as they are
-        self,
-        content: Any,
-        tool_name: str | None,
-        status: str,
-        tool_call_id: str | None,
-        principal: Principal | None,
-        siblings: int,
-        budget: Budget | None,
-    ) -> Steps:
+    def _steps(self, content: Any, options: ProcessOptions) -> Steps:
         """Plan, store (yielding each write), summarise (yielding the request), render."""
+        tool_name = options.get("tool_name")
         plan = self._plan(
-            content, tool_name=tool_name, status=status, siblings=siblings, budget=budget
+            content,
+            tool_name=tool_name,
+            status=options.get("status", "success"),
+            siblings=options.get("siblings", 1),
+            budget=options.get("budget"),
         )
         if plan is None:
             return None
         meta, note, parts = yield from store_steps(
             plan,
             self.store,
-            principal=principal or Principal(),
-            tool_call_id=tool_call_id,
+            principal=options.get("principal") or Principal(),
+            tool_call_id=options.get("tool_call_id"),
             ttl_seconds=plan.policy.ttl_seconds or self.ttl_seconds,
             store_small_results=self.store_small_results,
         )
@@ -245,10 +246,8 @@ class ResultPipeline:
         if raw is not None and plan.view is not None and self.summarizer is not None:
             kind, ref = plan.view.kind, _reference(meta)
             if plan.policy.summarize is True or self.summarizer.wants(raw=raw, kind=kind):
-                budget_tokens = plan.budget.tokens
-                summary = yield SummaryRequest(
-                    self.summarizer, raw, budget_tokens, tool_name, kind, ref
-                )
+                about: SummaryAbout = {"tool_name": tool_name, "kind": kind, "reference": ref}
+                summary = yield SummaryRequest(self.summarizer, raw, plan.budget.tokens, about)
         return self._render(plan, meta, note, parts, summary)
 
     def _render(
@@ -317,27 +316,13 @@ class ResultPipeline:
 
     # ------------------------------------------------------------------ the drivers (I/O)
 
-    def process(
-        self,
-        content: Any,
-        *,
-        tool_name: str | None = None,
-        status: str = "success",
-        tool_call_id: str | None = None,
-        principal: Principal | None = None,
-        siblings: int = 1,
-        budget: Budget | None = None,
-    ) -> ProcessOutcome | None:
+    def process(self, content: Any, **options: Unpack[ProcessOptions]) -> ProcessOutcome | None:
         r"""Process one tool output synchronously.
 
         Args:
             content: The tool output (message content or the tool's raw return value).
-            tool_name: The tool's name (selects its policy).
-            status: `success` or `error`.
-            tool_call_id: The tool call's id, recorded with the stored result.
-            principal: Owner of the stored result.
-            siblings: Results of the same model turn (parallel calls share the turn budget).
-            budget: Use this budget instead of the tool's.
+            **options: The tool, status, tool call, owner, parallel results and budget
+                (`ProcessOptions`).
 
         Returns:
             The outcome, or `None` when the tool's policy disables processing.
@@ -350,7 +335,7 @@ class ResultPipeline:
             assert outcome is not None and outcome.view.stored and outcome.view.truncated
             ```
         """
-        steps = self._steps(content, tool_name, status, tool_call_id, principal, siblings, budget)
+        steps = self._steps(content, options)
         done, step = advance(steps, None)
         while not done:
             done, step = advance(steps, step.run())
@@ -358,15 +343,7 @@ class ResultPipeline:
         return outcome
 
     async def aprocess(
-        self,
-        content: Any,
-        *,
-        tool_name: str | None = None,
-        status: str = "success",
-        tool_call_id: str | None = None,
-        principal: Principal | None = None,
-        siblings: int = 1,
-        budget: Budget | None = None,
+        self, content: Any, **options: Unpack[ProcessOptions]
     ) -> ProcessOutcome | None:
         r"""Async twin of `process` (same arguments and outcome).
 
@@ -380,7 +357,7 @@ class ResultPipeline:
             assert outcome is not None and outcome.view.stored
             ```
         """
-        steps = self._steps(content, tool_name, status, tool_call_id, principal, siblings, budget)
+        steps = self._steps(content, options)
         step_on = advance_in_thread if is_heavy(content) else advance_here
         done, step = await step_on(steps, None)
         while not done:
