@@ -344,124 +344,98 @@ class _Meter:
 
     def fit_forward(self, lo: int, hi: int, tokens: int, chars: int) -> int:
         """The largest `end` in `[lo, hi]` whose range `[lo, end)` fits; on a line end if near."""
-        if tokens <= 0 or chars <= 0 or hi <= lo:
-            return lo
-        pos = lo
-        used_t = used_c = 0
-        while pos < hi:
-            end = self._next_block_end(pos, hi)
-            t, c = self.cost(pos, end)
-            if used_t + t > tokens or used_c + c > chars:
-                return self._bisect_forward(lo, pos, end, tokens - used_t, chars - used_c)
-            used_t += t
-            used_c += c
-            pos = end
-        return hi
-
-    def _bisect_forward(self, lo: int, start: int, end: int, tokens: int, chars: int) -> int:
-        raw = self.raw
-        # Line ends inside the block: the largest one that fits.
-        ends: list[int] = []
-        p = raw.find("\n", start, end)
-        while p >= 0:
-            ends.append(p + 1)
-            p = raw.find("\n", p + 1, end)
-        best = start
-        lo_i, hi_i = 0, len(ends) - 1
-        while lo_i <= hi_i:
-            mid = (lo_i + hi_i) // 2
-            t, c = self.cost(start, ends[mid])
-            if t <= tokens and c <= chars:
-                best = ends[mid]
-                lo_i = mid + 1
-            else:
-                hi_i = mid - 1
-        # The next line does not fit whole: cut inside it when it is long.
-        nl = raw.find("\n", best, end)
-        line_end = nl + 1 if nl >= 0 else end
-        # Keep the line boundary unless it leaves the segment empty or the cut line is long.
-        if best > lo and line_end - best <= max(256, (best - lo) // 10):
-            return best
-        return self._bisect_chars_forward(start, best, line_end, tokens, chars)
-
-    def _bisect_chars_forward(self, start: int, lo: int, hi: int, tokens: int, chars: int) -> int:
-        """The largest safe cut in `(lo, hi)` such that `[start, cut)` fits (else `lo`)."""
-        best = lo
-        a, b = lo + 1, hi - 1
-        while a <= b:
-            mid = (a + b) // 2
-            cut = safe_cut(self.raw, mid, backward=True)
-            if cut < a:
-                cut = safe_cut(self.raw, mid, backward=False)
-                if cut > b:
-                    break  # no safe cut left in [a, b]
-            t, c = self.cost(start, cut)
-            if t <= tokens and c <= chars:
-                best = cut
-                a = cut + 1
-            else:
-                b = cut - 1
-        return best
+        return self._fit(lo, hi, tokens, chars, forward=True)
 
     def fit_backward(self, lo: int, hi: int, tokens: int, chars: int) -> int:
         """The smallest `start` in `[lo, hi]` whose range `[start, hi)` fits."""
+        return self._fit(lo, hi, tokens, chars, forward=False)
+
+    # One fit for both directions: the range grows from its fixed end (`lo` forward, `hi`
+    # backward) by whole blocks while they fit, then by whole lines of the block that does
+    # not, then by characters of a long line. A forward range grows with the position, a
+    # backward one as the position falls; each search below probes the same positions
+    # either way.
+
+    def _span(self, fixed: int, cut: int, forward: bool) -> tuple[int, int]:
+        """The cost of the range between a fixed end and a cut."""
+        return self.cost(fixed, cut) if forward else self.cost(cut, fixed)
+
+    def _fit(self, lo: int, hi: int, tokens: int, chars: int, *, forward: bool) -> int:
+        fixed, far = (lo, hi) if forward else (hi, lo)
         if tokens <= 0 or chars <= 0 or hi <= lo:
-            return hi
-        pos = hi
+            return fixed
+        pos = fixed
         used_t = used_c = 0
-        while pos > lo:
-            start = self._prev_block_start(pos, lo)
-            t, c = self.cost(start, pos)
+        while pos != far:
+            cut = self._next_block_end(pos, hi) if forward else self._prev_block_start(pos, lo)
+            t, c = self._span(pos, cut, forward)
             if used_t + t > tokens or used_c + c > chars:
-                return self._bisect_backward(hi, start, pos, tokens - used_t, chars - used_c)
+                return self._fit_lines(fixed, pos, cut, tokens - used_t, chars - used_c, forward)
             used_t += t
             used_c += c
-            pos = start
-        return lo
+            pos = cut
+        return far
 
-    def _bisect_backward(self, hi: int, start: int, end: int, tokens: int, chars: int) -> int:
+    def _fit_lines(  # noqa: PLR0917 - one search, both directions
+        self, fixed: int, near: int, far: int, tokens: int, chars: int, forward: bool
+    ) -> int:
+        """The cut in the block from `near` (kept so far) to `far` that fits what is left.
+
+        Its last whole line that fits, or a cut inside the next line when that line is long.
+        """
         raw = self.raw
-        # Line starts inside the block (after a newline): the smallest one that fits.
-        starts: list[int] = []
-        p = raw.find("\n", start, end - 1)
+        # Line boundaries in the block (after each newline; backward, not the block's end).
+        lo, hi = (near, far) if forward else (far, near - 1)
+        bounds: list[int] = []
+        p = raw.find("\n", lo, hi)
         while p >= 0:
-            starts.append(p + 1)
-            p = raw.find("\n", p + 1, end - 1)
-        best = end
-        lo_i, hi_i = 0, len(starts) - 1
-        while lo_i <= hi_i:
-            mid = (lo_i + hi_i) // 2
-            t, c = self.cost(starts[mid], end)
-            if t <= tokens and c <= chars:
-                best = starts[mid]
-                hi_i = mid - 1
+            bounds.append(p + 1)
+            p = raw.find("\n", p + 1, hi)
+        best = near
+        i, j = 0, len(bounds) - 1
+        while i <= j:
+            mid = (i + j) // 2
+            t, c = self._span(near, bounds[mid], forward)
+            fits = t <= tokens and c <= chars
+            if fits:
+                best = bounds[mid]
+            if fits == forward:  # the cut to try next lies at a higher position
+                i = mid + 1
             else:
-                lo_i = mid + 1
-        # The previous line does not fit whole: cut inside it when it is long.
-        nl = raw.rfind("\n", start, max(start, best - 1))
-        line_start = nl + 1 if nl >= 0 else start
+                j = mid - 1
+        # The next line does not fit whole: where it ends (forward) or starts (backward).
+        nl = raw.find("\n", best, far) if forward else raw.rfind("\n", far, max(far, best - 1))
+        edge = nl + 1 if nl >= 0 else far
         # Keep the line boundary unless it leaves the segment empty or the cut line is long.
-        if best < hi and best - line_start <= max(256, (hi - best) // 10):
+        if best != fixed and abs(edge - best) <= max(256, abs(best - fixed) // 10):
             return best
-        return self._bisect_chars_backward(line_start, best, end, tokens, chars)
+        return self._fit_chars(near, best, edge, tokens, chars, forward)
 
-    def _bisect_chars_backward(self, lo: int, hi: int, end: int, tokens: int, chars: int) -> int:
-        """The smallest safe cut in `(lo, hi)` such that `[cut, end)` fits (else `hi`)."""
-        best = hi
-        a, b = lo + 1, hi - 1
+    def _fit_chars(  # noqa: PLR0917 - one search, both directions
+        self, fixed: int, inner: int, outer: int, tokens: int, chars: int, forward: bool
+    ) -> int:
+        """The safe cut strictly between `inner` and `outer`, farthest from `inner`, that fits.
+
+        The range runs from `fixed` to the cut (`inner` when no cut fits); probes round, and
+        safe cuts move first, toward `inner`.
+        """
+        best = inner
+        a, b = (inner + 1, outer - 1) if forward else (outer + 1, inner - 1)
         while a <= b:
-            mid = (a + b + 1) // 2
-            cut = safe_cut(self.raw, mid, backward=False)
-            if cut > b:
-                cut = safe_cut(self.raw, mid, backward=True)
-                if cut < a:
+            mid = (a + b) // 2 if forward else (a + b + 1) // 2
+            cut = safe_cut(self.raw, mid, backward=forward)
+            if not a <= cut <= b:
+                cut = safe_cut(self.raw, mid, backward=not forward)
+                if not a <= cut <= b:
                     break  # no safe cut left in [a, b]
-            t, c = self.cost(cut, end)
-            if t <= tokens and c <= chars:
+            t, c = self._span(fixed, cut, forward)
+            fits = t <= tokens and c <= chars
+            if fits:
                 best = cut
-                b = cut - 1
-            else:
+            if fits == forward:
                 a = cut + 1
+            else:
+                b = cut - 1
         return best
 
 
