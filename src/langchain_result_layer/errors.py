@@ -18,8 +18,11 @@ from __future__ import annotations
 
 __all__ = [
     "ContextBudgetExceeded",
+    "DatabaseUnreachableError",
     "InvalidReferenceError",
     "MiddlewareOrderWarning",
+    "QueryTimeoutError",
+    "ReadOnlyViolationError",
     "RecordNotAccessibleError",
     "ResultLayerError",
     "ResultStoreWarning",
@@ -156,3 +159,41 @@ class ContextBudgetExceeded(ResultLayerError, RuntimeError):  # noqa: N818 - pub
         self.detail = detail
         msg = f"Request needs {tokens:,} tokens but the context window is {limit:,} tokens"
         super().__init__(f"{msg}: {detail}" if detail else msg)
+
+
+# ------------------------------------------------------------------ the SQL tool (`tools.sql`)
+
+
+class DatabaseUnreachableError(ResultLayerError, ConnectionError):
+    """The SQL tool could not connect (its message names no host, user or database).
+
+    Example:
+        ```python
+        error = DatabaseUnreachableError("the database could not be reached")
+        ```
+    """
+
+
+class QueryTimeoutError(ResultLayerError, TimeoutError):
+    """A query ran past its statement timeout, or waited past its lock timeout.
+
+    Example:
+        ```python
+        error = QueryTimeoutError("the query ran longer than 30,000 ms and was stopped")
+        ```
+    """
+
+
+class ReadOnlyViolationError(ResultLayerError, ValueError):
+    """A query is not one read-only statement, or uses a function with outside effects.
+
+    Example:
+        ```python
+        from langchain_result_layer.tools.sql import check_read_only
+
+        try:
+            check_read_only("SELECT pg_advisory_lock(1)")
+        except ReadOnlyViolationError as exc:
+            print(exc)
+        ```
+    """

@@ -30,14 +30,13 @@ Example:
 
 from __future__ import annotations
 
-from langchain_result_layer.errors import ResultLayerError
+from langchain_result_layer.errors import ReadOnlyViolationError
 
 __all__ = [
     "MAX_QUERY_CHARS",
     "POSTGRES_REFUSED_FUNCTIONS",
     "POSTGRES_REFUSED_PREFIXES",
     "SQLITE_REFUSED_FUNCTIONS",
-    "ReadOnlyViolationError",
     "check_read_only",
     "refused_function",
 ]
@@ -121,19 +120,6 @@ SQLITE_REFUSED_FUNCTIONS: frozenset[str] = frozenset(
     {"load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"}
 )
 """SQLite functions the authorizer refuses (lower case)."""
-
-
-class ReadOnlyViolationError(ResultLayerError, ValueError):
-    """A query is not one read-only statement, or uses a function with outside effects.
-
-    Example:
-        ```python
-        try:
-            check_read_only("SELECT pg_advisory_lock(1)")
-        except ReadOnlyViolationError as exc:
-            print(exc)
-        ```
-    """
 
 
 def refused_function(query: str) -> str | None:

@@ -39,16 +39,12 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from langchain_result_layer.errors import ResultLayerError
-from langchain_result_layer.tools._sql_policy import (
-    SQLITE_REFUSED_FUNCTIONS,
-    ReadOnlyViolationError,
-)
+from langchain_result_layer.errors import QueryTimeoutError, ReadOnlyViolationError
+from langchain_result_layer.tools._sql_policy import SQLITE_REFUSED_FUNCTIONS
 
 __all__ = [
     "CURSOR_NAME",
     "Fetched",
-    "QueryTimeoutError",
     "SessionLimits",
     "fetch_postgres",
     "fetch_sqlite",
@@ -107,16 +103,6 @@ _SQLITE_UPDATE = 23
 _SQLITE_SCHEMA_TABLES = frozenset(
     {"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"}
 )
-
-
-class QueryTimeoutError(ResultLayerError, TimeoutError):
-    """A query ran past its statement timeout, or waited past its lock timeout.
-
-    Example:
-        ```python
-        error = QueryTimeoutError("the query ran longer than 30,000 ms and was stopped")
-        ```
-    """
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,11 +52,14 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from langchain_result_layer.core.jsonable import to_jsonable
-from langchain_result_layer.errors import ResultLayerError
-from langchain_result_layer.tools._sql_policy import ReadOnlyViolationError, check_read_only
+from langchain_result_layer.errors import (
+    DatabaseUnreachableError,
+    QueryTimeoutError,
+    ReadOnlyViolationError,
+)
+from langchain_result_layer.tools._sql_policy import check_read_only
 from langchain_result_layer.tools._sql_sessions import (
     Fetched,
-    QueryTimeoutError,
     SessionLimits,
     fetch_postgres,
     fetch_sqlite,
@@ -80,16 +83,6 @@ DEFAULT_MAX_ROWS = 10_000
 """Rows fetched at most per query (the artifact says when a result was cut)."""
 
 _CONNECT_TIMEOUT_S = 10
-
-
-class DatabaseUnreachableError(ResultLayerError, ConnectionError):
-    """The SQL tool could not connect (its message names no host, user or database).
-
-    Example:
-        ```python
-        error = DatabaseUnreachableError("the database could not be reached")
-        ```
-    """
 
 
 @dataclass(frozen=True, slots=True)
