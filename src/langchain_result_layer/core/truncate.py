@@ -344,11 +344,11 @@ class _Meter:
 
     def fit_forward(self, lo: int, hi: int, tokens: int, chars: int) -> int:
         """The largest `end` in `[lo, hi]` whose range `[lo, end)` fits; on a line end if near."""
-        return self._fit(lo, hi, tokens, chars, forward=True)
+        return self._grow(lo, hi, tokens, chars, forward=True)
 
     def fit_backward(self, lo: int, hi: int, tokens: int, chars: int) -> int:
         """The smallest `start` in `[lo, hi]` whose range `[start, hi)` fits."""
-        return self._fit(lo, hi, tokens, chars, forward=False)
+        return self._grow(lo, hi, tokens, chars, forward=False)
 
     # One fit for both directions: the range grows from its fixed end (`lo` forward, `hi`
     # backward) by whole blocks while they fit, then by whole lines of the block that does
@@ -360,7 +360,7 @@ class _Meter:
         """The cost of the range between a fixed end and a cut."""
         return self.cost(fixed, cut) if forward else self.cost(cut, fixed)
 
-    def _fit(self, lo: int, hi: int, tokens: int, chars: int, *, forward: bool) -> int:
+    def _grow(self, lo: int, hi: int, tokens: int, chars: int, *, forward: bool) -> int:
         fixed, far = (lo, hi) if forward else (hi, lo)
         if tokens <= 0 or chars <= 0 or hi <= lo:
             return fixed
