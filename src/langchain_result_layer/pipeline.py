@@ -35,10 +35,9 @@ Example:
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer._pipeline_io import (
@@ -79,28 +78,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
+@dataclass(slots=True, kw_only=True, eq=False)
 class ResultPipeline:
     """Processes tool outputs: view choice, storage, rendering within the budget.
-
-    Args:
-        budget: Default per-result budget.
-        counter: Token counter the budget is measured with.
-        store: Where raw results go (`None`: not stored; notices say so).
-        policies: Per-tool overrides, by tool name (`"*"` sets the default policy).
-        fetch_tool_name: Name of the fetch tool quoted in notices.
-        image_tokens: Fixed token cost of one media block.
-        store_small_results: Also store results that pass through, so that the budget guard
-            can always restore what it clears.
-        ttl_seconds: Default lifetime of stored results (`None`: the store's default).
-        summarizer: Optional model-written summaries placed above large views.
-        turn_tokens: Tokens that all results of one model turn's parallel tool calls may take
-            together; each of `n` parallel results gets at most `turn_tokens / n`
-            (`None`: no turn limit).
-        fence_results: Fence every result as untrusted data, small ones too (a tool's
-            `ToolPolicy(fence=...)` overrides it); `False` passes results that fit through
-            unchanged.
-        views: The views to choose from (`None`: the process-wide default registry, as it is
-            at each call).
 
     Example:
         ```python
@@ -112,47 +92,46 @@ class ResultPipeline:
         ```
     """
 
-    def __init__(
-        self,
-        *,
-        budget: Budget,
-        counter: TokenCounter,
-        store: ResultStore | None,
-        policies: Mapping[str, ToolPolicy] | None = None,
-        fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
-        image_tokens: int = IMAGE_TOKENS,
-        store_small_results: bool = True,
-        ttl_seconds: float | None = None,
-        summarizer: ResultSummarizer | None = None,
-        turn_tokens: int | None = None,
-        fence_results: bool = True,
-        views: ViewRegistry | None = None,
-    ) -> None:
-        self.fence_results = fence_results
-        self.summarizer = summarizer
-        self.turn_tokens = turn_tokens
-        self.budget = budget
-        self.counter = counter
-        self.store = store
-        self.policies = dict(policies or {})
-        self.fetch_tool_name = fetch_tool_name
-        self.image_tokens = image_tokens
-        self.store_small_results = store_small_results
-        self.ttl_seconds = ttl_seconds
-        self._views = views
+    budget: Budget
+    """Default per-result budget."""
+    counter: TokenCounter
+    """Token counter the budget is measured with."""
+    store: ResultStore | None
+    """Where raw results go (`None`: not stored; notices say so)."""
+    policies: Mapping[str, ToolPolicy] = field(default_factory=dict)
+    """Per-tool overrides, by tool name (`"*"` sets the default policy); kept as a copy."""
+    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME
+    """Name of the fetch tool quoted in notices."""
+    image_tokens: int = IMAGE_TOKENS
+    """Fixed token cost of one media block."""
+    store_small_results: bool = True
+    """Also store results that pass through, so that the budget guard can always restore what
+    it clears."""
+    ttl_seconds: float | None = None
+    """Default lifetime of stored results (`None`: the store's default)."""
+    summarizer: ResultSummarizer | None = None
+    """Optional model-written summaries placed above large views."""
+    turn_tokens: int | None = None
+    """Tokens that all results of one model turn's parallel tool calls may take together; each
+    of `n` parallel results gets at most `turn_tokens / n` (`None`: no turn limit)."""
+    fence_results: bool = True
+    """Fence every result as untrusted data, small ones too (a tool's `ToolPolicy(fence=...)`
+    overrides it); `False` passes results that fit through unchanged."""
+    views: ViewRegistry | None = None
+    """The views to choose from (`None`: the process-wide default registry, as it is at each
+    call; `view_registry()` resolves it)."""
 
-    @property
-    def views(self) -> ViewRegistry:
+    def __post_init__(self) -> None:
+        """Keep a copy of the policies (the caller's mapping may change)."""
+        self.policies = dict(self.policies or {})
+
+    def view_registry(self) -> ViewRegistry:
         """The views results are rendered with (this pipeline's, else the process default)."""
-        return self._views if self._views is not None else registered_views()
+        return self.views if self.views is not None else registered_views()
 
     def using(self, store: ResultStore | None) -> ResultPipeline:
         """This pipeline writing to `store` (a graph's store, for one run); `self` if the same."""
-        if store is self.store:
-            return self
-        other = copy.copy(self)
-        other.store = store
-        return other
+        return self if store is self.store else replace(self, store=store)
 
     def fences(self, tool_name: str | None) -> bool:
         """Whether results of `tool_name` are fenced (its policy, else the layer's setting)."""
@@ -201,7 +180,7 @@ class ResultPipeline:
         policy = self.policy_for(tool_name)
         if not policy.enabled:
             return None
-        views = self.views
+        views = self.view_registry()
         if kind is not None and kind != policy.kind and kind in views:
             policy = replace(policy, kind=kind)
         planner = Planner(
@@ -274,7 +253,7 @@ class ResultPipeline:
             fence_parts=plan.fence,
             part_references=part_refs,
             cap_notes=meta.cap_notes() if meta is not None else (),
-            choose=self.views.choose if plan.policy.kind is None else None,
+            choose=self.view_registry().choose if plan.policy.kind is None else None,
         )
         return plan.render(ctx, meta, summary)
 

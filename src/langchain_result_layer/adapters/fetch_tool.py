@@ -424,7 +424,7 @@ class FetchToolResult(BaseTool):
 
     def _start(self, effective: Reference, meta: RecordMeta) -> _Run:
         """Plan a fetch: the view of the record's kind, its context, and its read steps."""
-        views = self._layer().pipeline.views
+        views = self._layer().pipeline.view_registry()
         view = views.get(meta.kind) or views.get(TextView.kind) or _FALLBACK_VIEW
         shown = replace(effective, kind=meta.kind)
         base = Reference(record_id=meta.record_id, kind=meta.kind)
