@@ -29,6 +29,7 @@ import threading
 import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from langchain_result_layer.adapters._context import ResultCall, ToolResult
@@ -241,6 +242,20 @@ def _check_policies(policies: Mapping[str, ToolPolicy], window: int, kinds: View
         if policy.ttl_seconds is not None and policy.ttl_seconds <= 0:
             msg = f"tool_policies[{name!r}]: ttl_seconds must be positive"
             raise ValueError(msg)
+
+
+@dataclass(frozen=True, slots=True)
+class _ResultJob:
+    """One result to run through the pipeline, sync or async, and what to make of the outcome."""
+
+    pipeline: ResultPipeline
+    """The pipeline on the run's store."""
+    content: Any
+    """What it processes."""
+    options: ProcessOptions
+    """The tool, status, call, owner and parallel results."""
+    message: ToolMessage | None
+    """The message the outcome goes into (`None`: a raw value without a tool call)."""
 
 
 class ResultLayer:
@@ -736,15 +751,10 @@ class ResultLayer:
             assert isinstance(view, str) and len(view) < 500_000
             ```
         """
-        message, content = self._message_of(result)
-        if message is None:
-            pipeline, principal = self._value_pipeline(result)
-            outcome = pipeline.process(content, tool_name=result.tool_name, principal=principal)
-            return content if outcome is None else outcome.content
-        if content is message.content and self.is_processed(message):
-            return message
-        pipeline, args = self._pipeline_args(message, result)
-        return self._with_outcome(message, content, pipeline.process(content, **args))
+        job = self._result_job(result)
+        if not isinstance(job, _ResultJob):
+            return job
+        return self._finish_result(job, job.pipeline.process(job.content, **job.options))
 
     async def aprocess_result(self, result: ToolResult) -> Any:
         """Async twin of `process_result` (same argument and result; never blocks the loop).
@@ -757,17 +767,28 @@ class ResultLayer:
             assert layer.is_processed(msg)
             ```
         """
+        job = self._result_job(result)
+        if not isinstance(job, _ResultJob):
+            return job
+        return self._finish_result(job, await job.pipeline.aprocess(job.content, **job.options))
+
+    def _result_job(self, result: ToolResult) -> _ResultJob | ToolMessage:
+        """What processing `result` takes (the message itself when it is already processed)."""
         message, content = self._message_of(result)
         if message is None:
             pipeline, principal = self._value_pipeline(result)
-            outcome = await pipeline.aprocess(
-                content, tool_name=result.tool_name, principal=principal
-            )
-            return content if outcome is None else outcome.content
+            options: ProcessOptions = {"tool_name": result.tool_name, "principal": principal}
+            return _ResultJob(pipeline, content, options, None)
         if content is message.content and self.is_processed(message):
             return message
-        pipeline, args = self._pipeline_args(message, result)
-        return self._with_outcome(message, content, await pipeline.aprocess(content, **args))
+        pipeline, options = self._pipeline_args(message, result)
+        return _ResultJob(pipeline, content, options, message)
+
+    def _finish_result(self, job: _ResultJob, outcome: ProcessOutcome | None) -> Any:
+        """The processed message of a job, or the view of a raw value without a tool call."""
+        if job.message is None:
+            return job.content if outcome is None else outcome.content
+        return self._with_outcome(job.message, job.content, outcome)
 
     def _message_of(self, result: ToolResult) -> tuple[ToolMessage | None, Any]:
         """The message a result becomes (`None` for a raw value without a call) and its content."""
