@@ -777,21 +777,11 @@ def truncate_text(
     )
     plan = _Plan(raw=raw, index=index, meter=frame.meter, shares=shares, candidates=candidates)
     best = _fit(plan, frame, ctx, budget, counter)
-    if best is None:
+    follow = reference
+    if best is None:  # not even a line fits: the notice alone, with no "read more" offer
         text = _minimal(ctx, budget, counter)
-        return TextTruncation(
-            text=text,
-            segments=[],
-            omitted=[omitted_between(raw, index, 0, n)],
-            total_chars=n,
-            total_lines=ctx.total_lines,
-            tokens=counter.count(text),
-            truncated=True,
-            normalised=False,
-            error_lines=candidates,
-            error_mode=error_mode,
-            fence_nonce=ctx.fence.nonce,
-        )
+        best = _Fitted(text, [], [omitted_between(raw, index, 0, n)], counter.count(text), ctx)
+        follow = None
     return TextTruncation(
         text=best.text,
         segments=best.segments,
@@ -805,7 +795,7 @@ def truncate_text(
         error_mode=error_mode,
         fence_nonce=best.ctx.fence.nonce,
         next_reference=(
-            _next_reference(best.omitted, reference, best.ctx.suggest_lines) if reference else None
+            _next_reference(best.omitted, follow, best.ctx.suggest_lines) if follow else None
         ),
     )
 
