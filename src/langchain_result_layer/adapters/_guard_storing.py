@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any
 
 from langchain_core.messages import ToolMessage
 
@@ -37,7 +36,7 @@ from langchain_result_layer.adapters._sans_io import IOStep, Steps
 from langchain_result_layer.core.guard import ClearingPlan
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference, new_record_id
-from langchain_result_layer.stores.base import RecordMeta
+from langchain_result_layer.stores.base import PutOptions, RecordMeta
 from langchain_result_layer.views import JsonView, TextView
 
 __all__ = ["reference_for", "results_to_store", "store_result"]
@@ -125,11 +124,11 @@ def store_result(run: GuardRun, i: int, *, ttl_seconds: float | None) -> Steps[N
             _adopted(run, i, meta)
             return
     reference_for(run, i)
-    data, kwargs = _store_args(run, i, ttl_seconds)
+    data, options = _store_args(run, i, ttl_seconds)
     try:
         meta = yield IOStep(
-            functools.partial(store.put, data, **kwargs),
-            functools.partial(store.aput, data, **kwargs),
+            functools.partial(store.put, data, principal=run.principal, **options),
+            functools.partial(store.aput, data, principal=run.principal, **options),
         )
     except Exception as exc:  # the store must never break the agent
         _failed(run, i, exc)
@@ -137,14 +136,13 @@ def store_result(run: GuardRun, i: int, *, ttl_seconds: float | None) -> Steps[N
     _stored(run, i, meta)
 
 
-def _store_args(run: GuardRun, i: int, ttl_seconds: float | None) -> tuple[str, dict[str, Any]]:
+def _store_args(run: GuardRun, i: int, ttl_seconds: float | None) -> tuple[str, PutOptions]:
     message = run.messages[i]
     assert isinstance(message, ToolMessage)
     content = message.content
     data = content if isinstance(content, str) else to_json_text(content)
     reference = run.pending[i]
-    kwargs: dict[str, Any] = {
-        "principal": run.principal,
+    options: PutOptions = {
         "kind": reference.kind,
         "tool_name": message.name,
         "tool_call_id": message.tool_call_id,
@@ -152,7 +150,7 @@ def _store_args(run: GuardRun, i: int, ttl_seconds: float | None) -> tuple[str, 
         "record_id": reference.record_id,
         "extra": {"stored_by": "budget_guard"},
     }
-    return data, kwargs
+    return data, options
 
 
 def _claimed_record(run: GuardRun, i: int) -> str | None:
