@@ -33,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from langchain_result_layer.core.tokens import ADDITIVE_ENCODINGS, TokenCounter, is_additive
 
@@ -118,17 +119,21 @@ class LineMemoCounter:
             if self._piece_chars > _MAX_PIECE_CHARS:
                 self._pieces, self._piece_chars = {}, 0
             memo, count = self._pieces, self.inner.count
-            parts = _CUT_RE.split(text)
+            parts = _CUT_RE.split(text)  # each is a piece without the newline that ends it
             last = parts.pop()
             tokens = count(last) if last else 0
-            added = 0
-            for part in parts:  # each is a piece without the newline that ends it
-                n = memo.get(part)
-                if n is None:
-                    n = memo[part] = count(part + "\n")
-                    added += len(part)
-                tokens += n
-            self._piece_chars += added
+            counts = list(map(memo.get, parts))  # the probes of a fit share most pieces
+            if None in counts:
+                added = 0
+                for at, part in enumerate(parts):
+                    if counts[at] is None:
+                        n = memo.get(part)  # the same piece twice in one text
+                        if n is None:
+                            n = memo[part] = count(part + "\n")
+                            added += len(part)
+                        counts[at] = n
+                self._piece_chars += added
+            tokens += sum(cast("list[int]", counts))  # every `None` was replaced
         else:
             tokens = self.inner.count(text)
         whole = self._whole
