@@ -338,21 +338,23 @@ class _RecordSize:
 
 
 def _item_texts(view: ResultView) -> int:
-    """Characters of the items' texts (and lists of texts): a lower bound of the JSON size.
+    """A lower bound of the characters the items' texts take in the record's JSON.
 
-    Every such text is in the JSON whole (escaping only lengthens it), so a view whose items
-    carry more text than the limit needs no exact measure to know it is over.
+    Every text that is an item's value, or an element of a list that is one, is in the
+    JSON whole and quoted (escaping only lengthens it): a text counts its length and its two
+    quotes, a list of `n` texts also its brackets and separators (`4 * n` in all), so a
+    view whose items carry more than the limit needs no exact measure to know it is over.
     """
     total = 0
     for item in view.items:
         for value in item.values():
             if isinstance(value, str):
-                total += len(value)
+                total += len(value) + 2
             elif isinstance(value, list):
                 try:  # a list of texts (a window's lines): one C-level join
-                    total += len("".join(value))
+                    total += len("".join(value)) + 4 * len(value)
                 except TypeError:
-                    total += sum(len(v) for v in value if isinstance(v, str))
+                    total += sum(len(v) + 2 for v in value if isinstance(v, str))
     return total
 
 
