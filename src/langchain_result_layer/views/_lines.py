@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TypeVar
 
 from langchain_result_layer.core.budget import Budget
@@ -245,16 +246,20 @@ class _OrderCosts:
 
     def reach(self, chars: float) -> None:
         """Compute levels until their lines take `chars` characters (or all are done)."""
-        taken, cost, order = self._taken, self.texts.cost, self.order
+        taken, order = self._taken, self.order
+        known, shown = self.texts._shown.get, self.texts.shown  # `LineTexts.cost`, inlined
         sums, counts = self.chars, self.count
         total, room = len(order), self.room
         top = len(sums) - 1
-        while top < total and sums[-1] <= room and sums[-1] < chars:
+        size, windows = sums[-1], counts[-1]
+        while top < total and size <= room and size < chars:
             ln = order[top]
-            joins = (ln - 1 in taken) + (ln + 1 in taken)
+            line = known(ln) or shown(ln)
+            size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
+            windows += 1 - (ln - 1 in taken) - (ln + 1 in taken)
             taken.add(ln)
-            sums.append(sums[-1] + cost(ln))
-            counts.append(counts[-1] + 1 - joins)
+            sums.append(size)
+            counts.append(windows)
             top += 1
 
 
@@ -330,6 +335,8 @@ class LineTexts:
         self.near = frozenset(near)
         self._shown: dict[int, ShownLine] = {}
         self._limit: dict[int, int] = {}
+        self._whole = min(limits.normal, limits.error, limits.anchor)
+        """A line at most this long is shown whole whatever its limit (unless shortened)."""
         self.windows: dict[tuple[int, int], Window] = {}
         """The windows made of these shown forms (by first and last line), for reuse."""
 
@@ -349,13 +356,16 @@ class LineTexts:
         cached = self._shown.get(line_no)
         if cached is None:
             text = self.analysis.text(line_no) or ""
-            limit = self.limit(line_no)
-            if len(text) <= limit:
-                cached = ShownLine(text=text)
+            if len(text) <= self._whole and line_no not in self._limit:
+                cached = ShownLine(text=text)  # most lines: short, whatever their limit
             else:
-                span = self.analysis.span(line_no)
-                raw = self.analysis.raw_line(line_no) or text
-                cached = clip_line(raw, text, limit, span[0] if span else None)
+                limit = self.limit(line_no)
+                if len(text) <= limit:
+                    cached = ShownLine(text=text)
+                else:
+                    span = self.analysis.span(line_no)
+                    raw = self.analysis.raw_line(line_no) or text
+                    cached = clip_line(raw, text, limit, span[0] if span else None)
             self._shown[line_no] = cached
         return cached
 
@@ -398,7 +408,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
         if known is not None:  # the same lines, shown the same way
             out.append(known)
             continue
-        seen = {roles.get(ln, "context") for ln in range(first, last + 1)}
+        seen = set(map(roles.get, range(first, last + 1), repeat("context", last - first + 1)))
         role = next((r for r in _ROLE_ORDER if r in seen), "context")
         if role in ("context", "detail", "fill") and last == analysis.total_lines:
             role = "tail"
@@ -412,7 +422,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
             end_line=last,
             start_char=span_first[0] if span_first else None,
             end_char=span_last[1] if span_last else None,
-            lines=[texts.shown(ln) for ln in range(first, last + 1)],
+            lines=list(map(texts.shown, range(first, last + 1))),
         )
         made[first, last] = window
         out.append(window)
