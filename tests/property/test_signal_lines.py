@@ -36,6 +36,11 @@ _PIECES = [
     "\r\n",
     ":12:3: ",
     "1) ",
+    *(word.upper() for word in ALL_SIGNALS.words),
+    *(word.title() for word in ALL_SIGNALS.words),
+    "##[GROUP]RUN ",
+    "É",
+    "Σ",
     "é",
     "İ",
     "K",
@@ -132,6 +137,26 @@ def test_candidate_lines_are_unchanged(text: str, head: int, full: int, block: i
     with _block(block):
         found = _salience._candidate_lines(region, raw, None, full_scan_chars=full)
     assert found == _reference_candidates(region, raw, full)
+
+
+def test_only_two_characters_past_ascii_lower_to_ascii() -> None:
+    """What `lowers_like_ascii` relies on, for every code point of this Python's Unicode."""
+    found = [chr(c) for c in range(0x80, 0x110000) if any(ord(x) < 0x80 for x in chr(c).lower())]
+    assert found == list(evidence._LOWERS_TO_ASCII)
+    assert all(len(chr(c).lower()) == 1 for c in range(0x80, 0x110000) if chr(c) != "\u0130")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXTS, block=_BLOCKS, automaton=st.booleans())
+def test_lowered_word_lines_are_those_of_the_lower_cased_text(
+    text: str, block: int, automaton: bool
+) -> None:
+    if not evidence.lowers_like_ascii(text):
+        text = text.replace("\u0130", "I").replace("\u212a", "K")
+    with _block(block, automaton=automaton):
+        lowered = ALL_SIGNALS.word_lines(text, 0, len(text), lowered=True)
+        assert lowered == ALL_SIGNALS.word_lines(text.lower(), 0, len(text))
+    assert ALL_SIGNALS.pattern_positions(text) == ALL_SIGNALS.pattern_positions(text.lower())
 
 
 def test_a_line_longer_than_a_block_is_read_to_its_end() -> None:

@@ -54,6 +54,7 @@ __all__ = [
     "is_error_line",
     "is_step_failure",
     "line_salience",
+    "lowers_like_ascii",
     "pattern_key",
     "salience_of",
 ]
@@ -188,7 +189,7 @@ class Signals:
                 at = text.find(word, nl, hi)
         return out
 
-    def word_lines(self, text: str, lo: int, hi: int) -> list[int]:
+    def word_lines(self, text: str, lo: int, hi: int, *, lowered: bool = False) -> list[int]:
         r"""The lines of `text[lo:hi]` that hold a word, as indices (0: the line at `lo`).
 
         Exactly the lines `positions` finds a word in (`lo` starts a line): one pass of an
@@ -202,6 +203,9 @@ class Signals:
             text: The text.
             lo: Where the lines start (a line start).
             hi: Where they end (exclusive).
+            lowered: Find the words (lower-case ASCII, or symbols without case) in
+                `text[lo:hi].lower()` instead, for a text that `lowers_like_ascii`: its UTF-8
+                is lower-cased as bytes (no lower-cased copy of the text is made).
 
         Returns:
             Line indices, ascending, each once.
@@ -212,6 +216,8 @@ class Signals:
             ```
         """
         out: list[int] = []
+        if lowered and not _AUTOMATON:
+            return self.word_lines(text[lo:hi].lower(), 0, hi - lo)
         if not _AUTOMATON:
             line, pos = 0, lo
             for at in sorted(self._word_offsets(text, lo, hi)):
@@ -229,7 +235,8 @@ class Signals:
                 nl = text.rfind("\n", pos, end)
                 if nl < 0:  # one line longer than a block
                     nl = text.find("\n", end, hi)
-                    if _long_line_holds(automaton, self.words, text, pos, hi if nl < 0 else nl):
+                    end = hi if nl < 0 else nl
+                    if _long_line_holds(automaton, self.words, text, pos, end, lowered=lowered):
                         out.append(line)
                     if nl < 0:
                         break
@@ -237,6 +244,8 @@ class Signals:
                     continue
                 end = nl + 1
             data = text[pos:end].encode("utf-8", "surrogatepass")
+            if lowered:
+                data = data.lower()
             counted, at_line, line_end = 0, line, -1
             for _, start, _ in automaton.find_matches_as_indexes(data):
                 if start < line_end:
@@ -292,15 +301,49 @@ def _automaton(words: tuple[str, ...]) -> BytesAhoCorasick:
 
 
 def _long_line_holds(
-    automaton: BytesAhoCorasick, words: tuple[str, ...], text: str, lo: int, hi: int
+    automaton: BytesAhoCorasick,
+    words: tuple[str, ...],
+    text: str,
+    lo: int,
+    hi: int,
+    *,
+    lowered: bool = False,
 ) -> bool:
     """Whether the line `text[lo:hi]` (longer than a block) holds a word: chunk by chunk."""
     overlap = max(map(len, words), default=1) - 1
     for at in range(lo, hi, _WORD_BLOCK):
-        chunk = text[at : min(hi, at + _WORD_BLOCK + overlap)]
-        if automaton.find_matches_as_indexes(chunk.encode("utf-8", "surrogatepass")):
+        data = text[at : min(hi, at + _WORD_BLOCK + overlap)].encode("utf-8", "surrogatepass")
+        if automaton.find_matches_as_indexes(data.lower() if lowered else data):
             return True
     return False
+
+
+_LOWERS_TO_ASCII = ("\u0130", "\u212a")
+"""The only characters past ASCII whose `str.lower` holds an ASCII character (`İ` -> `i̇`,
+the Kelvin sign -> `k`; `tests/property/test_signal_lines.py` checks every code point)."""
+
+
+def lowers_like_ascii(text: str) -> bool:
+    """Whether `text.lower()` differs from `text` only where an ASCII letter is lowered.
+
+    Then the lower-cased text has the same length, and in its UTF-8 every ASCII byte is
+    that of the text's UTF-8 lower-cased as bytes (the other characters, lowered or not,
+    stay bytes past ASCII), so the words of `ALL_SIGNALS` (lower-case ASCII, or symbols
+    without case) are found in either alike; and its patterns (ASCII, compiled with
+    `re.IGNORECASE` or without letters) match the text where they match the lowered text.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        `False` when it holds `İ` or the Kelvin sign.
+
+    Example:
+        ```python
+        assert lowers_like_ascii("ÉRROR: x") and not lowers_like_ascii("\u212aILLED")
+        ```
+    """
+    return not any(c in text for c in _LOWERS_TO_ASCII)
 
 
 _LINE_START_PATTERNS: dict[str, re.Pattern[str]] = {}
@@ -540,7 +583,7 @@ def _class_named(head: str) -> bool:
 def _error_words(head: str, low: str, words: set[str]) -> set[str]:
     """The error words of a line that report something (benign phrases and prose removed)."""
     found = words & _ERROR_WORDS
-    if any(p in low for p in _ERROR_PHRASES):
+    if any(map(low.__contains__, _ERROR_PHRASES)):
         found = found | {"not found"}
     if not found:
         return found
@@ -567,8 +610,12 @@ def exit_code_in(line: str) -> int | None:
         assert exit_code_in("make: *** [all] Error 2") == 2
         ```
     """
-    low = line[:_PROBE].lower()
-    if not any(hint in low for hint in _EXIT_HINTS):
+    return _exit_code(line[:_PROBE].lower())
+
+
+def _exit_code(low: str) -> int | None:
+    """`exit_code_in` of a line's lower-cased head."""
+    if not any(map(low.__contains__, _EXIT_HINTS)):
         return None
     match = _EXIT_RE.search(low) or _BARE_EXIT_RE.match(low)
     if match is None:
@@ -591,12 +638,16 @@ def is_step_failure(line: str) -> bool:
         assert not is_step_failure("Process finished with exit code 0")
         ```
     """
-    status = exit_code_in(line)
+    probe = line[:_PROBE]
+    return _step_failure(probe, probe.lower())
+
+
+def _step_failure(probe: str, low: str) -> bool:
+    """`is_step_failure` of a line's head and its lower-cased head."""
+    status = _exit_code(low)
     if status is not None:
         return status != 0
-    probe = line[:_PROBE]
-    low = probe.lower()
-    if not any(h in low for h in _STEP_HINTS):
+    if not any(map(low.__contains__, _STEP_HINTS)):
         return False
     return bool(_STEP_END_RE.search(probe) or _STEP_START_RE.match(probe))
 
@@ -661,7 +712,7 @@ def salience_of(head: str, low: str) -> float:
         assert salience_of("FATAL: x", "fatal: x") == SALIENCE_STRONG
         ```
     """
-    if is_step_failure(head):
+    if _step_failure(head, low):
         return SALIENCE_EXIT
     if _passing(head):
         return 0.0  # a runner's SKIP/PASS/XFAIL line names a test; it reports no failure
@@ -692,7 +743,7 @@ def _kind_of(head: str, low: str, words: set[str]) -> float:
         return SALIENCE_ERROR
     if (
         words & _DETAIL_WORDS
-        or any(p in low for p in _DETAIL_STEMS)
+        or any(map(low.__contains__, _DETAIL_STEMS))
         or low.startswith("ok, but ")
         or (("expect" in low or "actual" in low or "received" in low) and _EXPECTED_RE.search(low))
     ):

@@ -52,6 +52,7 @@ from langchain_result_layer.core.evidence import (
     SALIENCE_WARNING,
     find_error_lines,
     is_continuation_line,
+    lowers_like_ascii,
     salience_of,
     scanned_region,
 )
@@ -679,14 +680,23 @@ def _candidate_lines(
         tail_at = raw.rfind("\n", start, tail_at) + 1
     positions = CORE_SIGNALS.pattern_positions(raw, start, end)
     found = set(CORE_SIGNALS.word_lines(raw, start, end))
-    tail = raw[tail_at:end].lower()
     starts, count = region.starts, len(region.raw_lines)
-    if len(tail) == end - tail_at:  # one character for each: the offsets are the text's
+    line_start = tail_at == 0 or raw[tail_at - 1] == "\n"
+    if line_start and lowers_like_ascii(raw[tail_at:end]):
+        # The lower-cased tail, without making it: its UTF-8 lower-cased as bytes, and the
+        # patterns (case-blind) over the text itself, from the newline before the tail
+        # (the line at `tail_at` is tried for the line-start patterns as at 0 of a copy).
         first = bisect.bisect_right(starts, tail_at) - 1
-        found.update(first + i for i in ALL_SIGNALS.word_lines(tail, 0, len(tail)))
-        positions.update(tail_at + at for at in ALL_SIGNALS.pattern_positions(tail))
+        found.update(first + i for i in ALL_SIGNALS.word_lines(raw, tail_at, end, lowered=True))
+        positions.update(ALL_SIGNALS.pattern_positions(raw, max(0, tail_at - 1), end))
     else:
-        positions.update(tail_at + at for at in ALL_SIGNALS.positions(tail))
+        tail = raw[tail_at:end].lower()
+        if len(tail) == end - tail_at:  # one character for each: the offsets are the text's
+            first = bisect.bisect_right(starts, tail_at) - 1
+            found.update(first + i for i in ALL_SIGNALS.word_lines(tail, 0, len(tail)))
+            positions.update(tail_at + at for at in ALL_SIGNALS.pattern_positions(tail))
+        else:
+            positions.update(tail_at + at for at in ALL_SIGNALS.positions(tail))
     if extra is not None:
         positions.update(m.start() for m in extra.finditer(raw, start, end))
     found.update(bisect.bisect_right(starts, at) - 1 for at in positions)
