@@ -1,10 +1,12 @@
-"""The shown forms, costs and window roles of a fit, against the code they replaced.
+"""The shown forms, costs, windows and sections of a fit, against the code they replaced.
 
 `LineTexts.shown` skips the limit of a line no longer than every limit (and not cut
 shorter before); `_OrderCosts.reach` reads each line's cost inline; `windows` finds a
-window's roles with one `map`. On any analysis, any limits (the normal one longer than the
-others too), any shortenings and any order, the shown forms, the costs per level and the
-windows are those of the replaced code, kept here as the reference.
+window's roles with one `map`; a window's line texts and cut lines are listed once, for its
+record and its sections. On any analysis, any limits (the normal one longer than the
+others too), any shortenings and any order, the shown forms, the costs per level, the
+windows, their records and their sections are those of the replaced code, kept here as the
+reference.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.evidence import SALIENCE_ITEM
+from langchain_result_layer.core.render import Fence
 from langchain_result_layer.views import _lines
+from langchain_result_layer.views._layout import Section
 from langchain_result_layer.views._lines import (
     LineLimits,
     LineTexts,
     ShownLine,
     Window,
     clip_line,
+    cut_marker,
+    window_sections,
     windows,
 )
 from langchain_result_layer.views._salience import Analysis, windows_of
@@ -69,6 +75,45 @@ def _reference_roles(analysis: Analysis, lines: list[int]) -> list[str]:
     return roles
 
 
+def _reference_item(window: Window) -> dict[str, object]:
+    texts = [line.text for line in window.lines]
+    clipped: dict[str, int] = {}
+    cuts: dict[str, list[list[int]]] = {}
+    for offset, line in enumerate(window.lines):
+        if line.cuts:
+            key = str(window.start_line + offset)
+            clipped[key] = sum(c.chars for c in line.cuts)
+            cuts[key] = [[c.at, c.start, c.end] for c in line.cuts]
+    return {
+        "type": "window",
+        "role": window.role,
+        "start_line": window.start_line,
+        "end_line": window.end_line,
+        "start_char": window.start_char,
+        "end_char": window.end_char,
+        "lines": texts,
+        "text": "\n".join(texts),
+        "clipped": clipped,
+        "cuts": cuts,
+    }
+
+
+def _reference_sections(items: list[Window], fence: Fence) -> list[Section]:
+    sections: list[Section] = []
+    for item in items:
+        out: list[str] = []
+        for line in item.lines:
+            shown = line.text
+            if line.cuts:
+                for cut in sorted(line.cuts, key=lambda c: c.at, reverse=True):
+                    shown = shown[: cut.at] + fence.marker(cut_marker(cut)) + shown[cut.at :]
+            out.append(shown)
+        first, last = item.start_line, item.end_line
+        title = f"line {first}" if first == last else f"lines {first}-{last}"
+        sections.append(Section(title=title, lines=out))
+    return sections
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     analysis=log_analyses(900),
@@ -99,3 +144,7 @@ def test_shown_forms_costs_and_windows_are_those_of_the_replaced_code(
     assert [w.lines for w in made] == [
         [texts.shown(ln) for ln in range(w.start_line, w.end_line + 1)] for w in made
     ]
+    fence = Fence(nonce="abcdefgh")
+    for _ in range(2):  # made once, then read again
+        assert [w.as_item() for w in made] == [_reference_item(w) for w in made]
+        assert window_sections(made, fence) == _reference_sections(made, fence)

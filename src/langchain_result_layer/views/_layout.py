@@ -152,10 +152,15 @@ class NeutralisedParts:
         """
         clean = self._clean
         own = self._fenced.setdefault(fence.nonce, {})
-        new = [p for p in parts if p not in clean and p not in own]
-        if new:
-            self._learn(list(dict.fromkeys(new)), fence, own)
-        return [p if p in clean else own[p] for p in parts]
+        unknown = set(parts).difference(clean)  # set operations: no Python loop per part
+        if not unknown:
+            return list(parts)
+        fresh = unknown.difference(own)
+        if fresh:
+            self._learn(list(dict.fromkeys(filter(fresh.__contains__, parts))), fence, own)
+            unknown.difference_update(clean)
+        neutral = {p: own[p] for p in unknown}
+        return list(map(neutral.get, parts, parts))  # a clean part stands for itself
 
     def _learn(self, new: list[str], fence: Fence, own: dict[str, str]) -> None:
         if any("\n" in p for p in new):

@@ -109,6 +109,8 @@ class Window:
     end_char: int | None
     lines: list[ShownLine]
     _item: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False)
+    _texts: list[str] | None = field(default=None, init=False, repr=False, compare=False)
+    _cut_rows: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
 
     @property
     def size(self) -> int:
@@ -131,15 +133,24 @@ class Window:
             self._item = self._make_item()
         return dict(self._item)
 
+    def _line_texts(self) -> tuple[list[str], tuple[int, ...]]:
+        """The shown lines' texts and the positions of the lines that have cuts (made once)."""
+        if self._texts is None:
+            lines = self.lines
+            self._texts = [line.text for line in lines]
+            self._cut_rows = tuple(i for i, line in enumerate(lines) if line.cuts)
+        return self._texts, self._cut_rows
+
     def _make_item(self) -> dict[str, object]:
-        texts = [line.text for line in self.lines]
+        shown, cut_rows = self._line_texts()
+        texts = list(shown)
         clipped: dict[str, int] = {}
         cuts: dict[str, list[list[int]]] = {}
-        for offset, line in enumerate(self.lines):
-            if line.cuts:
-                key = str(self.start_line + offset)
-                clipped[key] = sum(c.chars for c in line.cuts)
-                cuts[key] = [[c.at, c.start, c.end] for c in line.cuts]
+        for offset in cut_rows:
+            line = self.lines[offset]
+            key = str(self.start_line + offset)
+            clipped[key] = sum(c.chars for c in line.cuts)
+            cuts[key] = [[c.at, c.start, c.end] for c in line.cuts]
         return {
             "type": "window",
             "role": self.role,
@@ -570,14 +581,15 @@ def window_sections(items: Sequence[Window], fence: Fence) -> list[Section]:
     """
     sections: list[Section] = []
     for item in items:
-        out: list[str] = []
-        for line in item.lines:
+        texts, cut_rows = item._line_texts()
+        out = list(texts)
+        for row in cut_rows:  # most lines are whole
+            line = item.lines[row]
             shown = line.text
-            if line.cuts:  # most lines are whole
-                # Markers go in from the last cut backwards so positions stay valid.
-                for cut in sorted(line.cuts, key=lambda c: c.at, reverse=True):
-                    shown = shown[: cut.at] + fence.marker(cut_marker(cut)) + shown[cut.at :]
-            out.append(shown)
+            # Markers go in from the last cut backwards so positions stay valid.
+            for cut in sorted(line.cuts, key=lambda c: c.at, reverse=True):
+                shown = shown[: cut.at] + fence.marker(cut_marker(cut)) + shown[cut.at :]
+            out[row] = shown
         first, last = item.start_line, item.end_line
         title = f"line {first}" if first == last else f"lines {first}-{last}"
         sections.append(Section(title=title, lines=out))
