@@ -2,8 +2,11 @@
 
 `salience_of` gets a line's head and its lower-cased head; the exit-status and verdict
 checks it starts with used to lower-case the head twice more and test their hints with a
-generator per line. They now share the lower-cased head (`_step_failure`, `_exit_code`);
-the answers must be those of the code they replaced, kept here as the reference.
+generator per line. They now share the lower-cased head (`_step_failure`, `_exit_code`).
+`find_exit_status` read every line of its tail from the end; it now reads only the lines
+that hold a hint (found in one pass). A line that is a warning report as a whole is scored
+a warning before its other kinds are looked for (they could only be kept below a warning).
+The answers must be those of the code they replaced, kept here as the reference.
 """
 
 from __future__ import annotations
@@ -14,9 +17,13 @@ from hypothesis import strategies as st
 from langchain_result_layer.core import evidence
 from langchain_result_layer.core.evidence import (
     SALIENCE_EXIT,
+    SALIENCE_WARNING,
+    ExitStatus,
     exit_code_in,
+    find_exit_status,
     is_step_failure,
     line_salience,
+    salience_of,
 )
 
 _PIECES = [
@@ -62,3 +69,59 @@ def test_exit_status_and_verdict_are_those_of_the_replaced_code(line: str) -> No
     assert evidence._step_failure(head, head.lower()) == _old_is_step_failure(line)
     if _old_is_step_failure(line) and evidence.ALL_SIGNALS.in_line(head.lower()):
         assert line_salience(line) == SALIENCE_EXIT
+
+
+def _old_find_exit_status(text: str, tail_chars: int) -> ExitStatus | None:
+    start = max(0, len(text) - tail_chars)
+    lines = text[start:].split("\n")
+    for back, line in enumerate(reversed(lines)):
+        if not line.strip():
+            continue
+        code = _old_exit_code_in(line)
+        if code is not None:
+            line_no = text.count("\n", 0, start) + len(lines) - back
+            return ExitStatus(code=code, line_no=line_no, line_text=line.rstrip("\r")[:2_000])
+    return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(st.one_of(_LINES, st.sampled_from(["", "\r", "ok", "  "])), max_size=30),
+    tail=st.integers(0, 3_000),
+)
+def test_the_last_exit_status_is_that_of_the_replaced_code(lines: list[str], tail: int) -> None:
+    text = "\n".join(lines)
+    assert find_exit_status(text, tail_chars=tail) == _old_find_exit_status(text, tail)
+    assert find_exit_status(text) == _old_find_exit_status(text, 64_000)
+
+
+_WARNED = st.lists(
+    st.sampled_from(
+        [
+            *("[warn] ", "warning: ", "WARNING ", "npm WARN ", "W: ", "a.c:1:2: warning: "),
+            *("error", "Error: ", "FAILED ", "1) ", "2 failed", "Exception in thread ", "x"),
+            *("deprecated ", "missing ", "expected 1 but was 2", "ValueError: ", " ", ":"),
+            *("exit code 1", "[ERROR] ", "not found", "  at a.b(C.java:1)", "✗ ", "İ"),
+        ]
+    ),
+    max_size=12,
+).map("".join)
+
+
+def _old_salience_of(head: str, low: str) -> float:
+    if _old_is_step_failure(head):
+        return SALIENCE_EXIT
+    if evidence._passing(head) or evidence._passing_suffix(head):
+        return 0.0
+    words = evidence._words(low)
+    score = evidence._kind_of(head, low, words)
+    if words & evidence._WARNING_WORDS and evidence._WARNING_LINE_RE.match(head):
+        return min(score, SALIENCE_WARNING) if score else SALIENCE_WARNING
+    return score
+
+
+@settings(max_examples=600, deadline=None)
+@given(line=st.one_of(_WARNED, _LINES))
+def test_scores_are_those_of_the_replaced_code(line: str) -> None:
+    head = line[: evidence._PROBE]
+    assert salience_of(head, head.lower()) == _old_salience_of(head, head.lower())
