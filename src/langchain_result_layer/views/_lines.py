@@ -346,6 +346,7 @@ class LineTexts:
         self.near = frozenset(near)
         self._shown: dict[int, ShownLine] = {}
         self._limit: dict[int, int] = {}
+        self._text = analysis._lines.text  # `Analysis.text`, one call less per line
         self._whole = min(limits.normal, limits.error, limits.anchor)
         """A line at most this long is shown whole whatever its limit (unless shortened)."""
         self.windows: dict[tuple[int, int], Window] = {}
@@ -366,7 +367,7 @@ class LineTexts:
         """The shown form of a line."""
         cached = self._shown.get(line_no)
         if cached is None:
-            text = self.analysis.text(line_no) or ""
+            text = self._text(line_no) or ""
             if len(text) <= self._whole and line_no not in self._limit:
                 cached = ShownLine(text=text)  # most lines: short, whatever their limit
             else:
