@@ -76,14 +76,9 @@ def _reference_roles(analysis: Analysis, lines: list[int]) -> list[str]:
 
 
 def _reference_item(window: Window) -> dict[str, object]:
-    texts = [line.text for line in window.lines]
-    clipped: dict[str, int] = {}
-    cuts: dict[str, list[list[int]]] = {}
-    for offset, line in enumerate(window.lines):
-        if line.cuts:
-            key = str(window.start_line + offset)
-            clipped[key] = sum(c.chars for c in line.cuts)
-            cuts[key] = [[c.at, c.start, c.end] for c in line.cuts]
+    """The record as the replaced code made it, every line read for its cuts."""
+    numbered = [(str(window.start_line + i), line) for i, line in enumerate(window.lines)]
+    texts = [line.text for _, line in numbered]
     return {
         "type": "window",
         "role": window.role,
@@ -93,8 +88,10 @@ def _reference_item(window: Window) -> dict[str, object]:
         "end_char": window.end_char,
         "lines": texts,
         "text": "\n".join(texts),
-        "clipped": clipped,
-        "cuts": cuts,
+        "clipped": {key: sum(c.chars for c in line.cuts) for key, line in numbered if line.cuts},
+        "cuts": {
+            key: [[c.at, c.start, c.end] for c in line.cuts] for key, line in numbered if line.cuts
+        },
     }
 
 
