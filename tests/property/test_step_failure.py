@@ -3,10 +3,9 @@
 `salience_of` gets a line's head and its lower-cased head; the exit-status and verdict
 checks it starts with used to lower-case the head twice more and test their hints with a
 generator per line. They now share the lower-cased head (`_step_failure`, `_exit_code`).
-`find_exit_status` read every line of its tail from the end; it now reads only the lines
-that hold a hint (found in one pass). A line that is a warning report as a whole is scored
-a warning before its other kinds are looked for (they could only be kept below a warning).
-The answers must be those of the code they replaced, kept here as the reference.
+A line that is a warning report as a whole is scored a warning before its other kinds are
+looked for (they could only be kept below a warning). The answers must be those of the
+code they replaced, kept here as the reference.
 """
 
 from __future__ import annotations
@@ -18,9 +17,7 @@ from langchain_result_layer.core import evidence
 from langchain_result_layer.core.evidence import (
     SALIENCE_EXIT,
     SALIENCE_WARNING,
-    ExitStatus,
     exit_code_in,
-    find_exit_status,
     is_step_failure,
     line_salience,
     salience_of,
@@ -69,30 +66,6 @@ def test_exit_status_and_verdict_are_those_of_the_replaced_code(line: str) -> No
     assert evidence._step_failure(head, head.lower()) == _old_is_step_failure(line)
     if _old_is_step_failure(line) and evidence.ALL_SIGNALS.in_line(head.lower()):
         assert line_salience(line) == SALIENCE_EXIT
-
-
-def _old_find_exit_status(text: str, tail_chars: int) -> ExitStatus | None:
-    start = max(0, len(text) - tail_chars)
-    lines = text[start:].split("\n")
-    for back, line in enumerate(reversed(lines)):
-        if not line.strip():
-            continue
-        code = _old_exit_code_in(line)
-        if code is not None:
-            line_no = text.count("\n", 0, start) + len(lines) - back
-            return ExitStatus(code=code, line_no=line_no, line_text=line.rstrip("\r")[:2_000])
-    return None
-
-
-@settings(max_examples=400, deadline=None)
-@given(
-    lines=st.lists(st.one_of(_LINES, st.sampled_from(["", "\r", "ok", "  "])), max_size=30),
-    tail=st.integers(0, 3_000),
-)
-def test_the_last_exit_status_is_that_of_the_replaced_code(lines: list[str], tail: int) -> None:
-    text = "\n".join(lines)
-    assert find_exit_status(text, tail_chars=tail) == _old_find_exit_status(text, tail)
-    assert find_exit_status(text) == _old_find_exit_status(text, 64_000)
 
 
 _WARNED = st.lists(

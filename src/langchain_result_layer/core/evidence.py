@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -492,8 +492,6 @@ _BARE_EXIT_RE = re.compile(
     r")"
 )
 _EXIT_HINTS = ("exit", "error ", "return", "status", "rc")
-_EXIT_HINT_SIGNALS = Signals(words=_EXIT_HINTS, shapes=(), line_starts=())
-"""A line states an exit status only if its lower-cased head holds one of these."""
 # A build's or a step's failure verdict (CI systems and build tools).
 _STEP_END_RE = re.compile(
     r"BUILD (?:FAILED|FAILURE)"
@@ -1197,15 +1195,12 @@ def find_exit_status(text: str, *, tail_chars: int = 64_000) -> ExitStatus | Non
     start = max(0, len(text) - tail_chars)
     region = text[start:]
     lines = region.split("\n")
-    # Only the lines that hold a hint can state a status (one pass finds them): read from
-    # the last one up.
-    hinted: Sequence[int] = range(len(lines))
-    if lowers_like_ascii(region):
-        hinted = _EXIT_HINT_SIGNALS.word_lines(region, 0, len(region), lowered=True)
-    for line_index in reversed(hinted):
-        line = lines[line_index]
+    for back, line in enumerate(reversed(lines)):
+        if not line.strip():
+            continue
         code = exit_code_in(line)
         if code is not None:
+            line_index = len(lines) - 1 - back
             line_no = text.count("\n", 0, start) + line_index + 1
             return ExitStatus(code=code, line_no=line_no, line_text=line.rstrip("\r")[:2_000])
     return None
