@@ -66,6 +66,10 @@ the edge of the budget can flip.
 Run: `python -m benchmarks evidence_recall --corpus ../shared/corpus` (writes
 benchmarks/results/evidence_recall.json); `python -m benchmarks.evidence_recall --misses`
 also lists the tuned-set logs the chosen view misses at 2,000 tokens (`--quick`: smoke run).
+`python -m benchmarks.evidence_recall --protocol exact_repeat=0.5 plain_run=4` is the quick loop
+for trying a change of `SalienceSettings`: kept logs per tuned fold and validation totals at
+every budget, with the defaults and with the changed settings (corpus: `$LRL_CORPUS` or
+`../shared/corpus`; nothing written).
 """
 
 from __future__ import annotations
@@ -205,7 +209,9 @@ _DEEPAGENTS_CHARS_PER_TOKEN = 4
 _DEEPAGENTS_HEAD_TAIL = 5
 
 
-def _strategies(counter: Any, *, budget_tokens: int = BUDGET_TOKENS) -> dict[str, Strategy]:
+def _strategies(
+    counter: Any, *, budget_tokens: int = BUDGET_TOKENS, salience: Any = None
+) -> dict[str, Strategy]:
     from langchain_result_layer.core.budget import Budget
     from langchain_result_layer.core.reference import Reference
     from langchain_result_layer.views import choose_view
@@ -215,8 +221,8 @@ def _strategies(counter: Any, *, budget_tokens: int = BUDGET_TOKENS) -> dict[str
     from langchain_result_layer.views.text import TextView
 
     budget = Budget(tokens=budget_tokens, chars=BUDGET_CHARS)
-    command = CommandView()
-    log = LogView()
+    command = CommandView(salience=salience)
+    log = LogView(salience=salience)
 
     def render(view: ResultViewBuilder, raw: str) -> str:
         ref = Reference(record_id="BenchBenchBenchBench00", kind=view.kind)
@@ -675,14 +681,8 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     if not counter.available:
         result.notes.append("o200k_base data not available offline: nothing measured")
         return result
-    limit = 3 if quick else None
-    public = [
-        case
-        for source in TARGET_SOURCES
-        for case in _cases(corpus, load_cases(corpus, source=source), counter, limit=limit)
-    ]
-    train = _cases(corpus / "train", _train_rows(corpus), counter, limit=limit)
-    logs = [*public, *train]
+    logs = _build_logs(corpus, counter, 3 if quick else None)
+    public = [c for c in logs if c.source in TARGET_SOURCES]
     details: dict[str, Any] = {}
 
     # The protocol: the chosen view at every budget on every labelled build log.
@@ -779,7 +779,73 @@ def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     return result
 
 
+def _build_logs(corpus: Path, counter: Any, limit: int | None) -> list[Case]:
+    """Every labelled build log of the protocol: the public sample, then `train/`."""
+    public = [
+        case
+        for source in TARGET_SOURCES
+        for case in _cases(corpus, load_cases(corpus, source=source), counter, limit=limit)
+    ]
+    return [*public, *_cases(corpus / "train", _train_rows(corpus), counter, limit=limit)]
+
+
+def parse_settings(pairs: Sequence[str]) -> dict[str, Any]:
+    """`name=value` pairs as `SalienceSettings` overrides, each of its field's type.
+
+    Example:
+        ```python
+        assert parse_settings(["exact_repeat=0.5", "plain_run=4"]) == {
+            "exact_repeat": 0.5,
+            "plain_run": 4,
+        }
+        ```
+    """
+    from langchain_result_layer.views._salience import DEFAULT_SETTINGS
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        default = getattr(DEFAULT_SETTINGS, name)  # an unknown name is an AttributeError
+        out[name] = type(default)(float(value) if isinstance(default, float) else int(value))
+    return out
+
+
+def protocol_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None = None) -> str:
+    """Kept logs per tuned fold and validation totals, for settings changed from the defaults.
+
+    The quick loop of the protocol (about a quarter of the full run): only the chosen view,
+    at every budget; the tuned folds with the defaults and with `overrides` side by side,
+    validation as totals only (its logs are never listed). `limit`: at most this many logs
+    per source (a smoke run).
+    """
+    from langchain_result_layer.core.tokens import TiktokenCounter
+    from langchain_result_layer.views._salience import SalienceSettings
+
+    counter = TiktokenCounter(encoding="o200k_base")
+    logs = _build_logs(corpus, counter, limit)
+    folds = tuned_folds(logs)
+    validation = [c for c in logs if is_validation(c)]
+    lines = [f"settings changed: {overrides or 'none'}"]
+    for label, salience in (("default", None), ("changed", SalienceSettings(**overrides))):
+        if label == "changed" and not overrides:
+            break
+        for budget in BUDGETS:
+            chosen = _strategies(counter, budget_tokens=budget, salience=salience)["chosen view"]
+            kept = [_stats(f, _evaluate(f, chosen, counter, budget)).all_kept for f in folds]
+            v = _stats(validation, _evaluate(validation, chosen, counter, budget))
+            lines.append(
+                f"{label:8s} {budget:>5,} tokens: tuned folds {kept} = {sum(kept)}/"
+                f"{sum(map(len, folds))}; validation {v.all_kept}/{v.cases}, recall "
+                f"{v.recall:.3f}, over budget {v.over_budget}"
+            )
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
+    if "--protocol" in sys.argv:
+        pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
+        print(protocol_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
+        sys.exit(0)
     quick_run = "--quick" in sys.argv
     bench = run(corpus=None, quick=quick_run)
     print(bench.render())

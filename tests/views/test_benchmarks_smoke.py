@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from benchmarks import evidence_recall, log_templates, view_speed
 
 
@@ -113,3 +114,17 @@ def test_log_templates_quick(corpus: Path) -> None:
     assert any("0.865" in note for note in result.notes)
     assert log_templates.grouping_accuracy([1, 1, 2], ["a", "a", "b"]) == 1.0
     assert log_templates.grouping_accuracy([1, 1, 1], ["a", "a", "b"]) == 0.0
+
+
+def test_evidence_recall_protocol_loop(corpus: Path) -> None:
+    overrides = evidence_recall.parse_settings(["plain_run=4", "exact_repeat=0.5"])
+    assert overrides == {"plain_run": 4, "exact_repeat": 0.5}
+    with pytest.raises(AttributeError):
+        evidence_recall.parse_settings(["no_such_setting=1"])
+    report = evidence_recall.protocol_run(corpus, overrides, limit=3).splitlines()
+    assert report[0] == f"settings changed: {overrides}"
+    rows = report[1:]
+    assert [row.split()[0] for row in rows] == ["default"] * 3 + ["changed"] * 3
+    assert all("over budget 0" in row and "validation" in row for row in rows)
+    # Validation is reported as totals only: no case id is named.
+    assert not any("logchunks" in row or "cidiff" in row for row in report)
