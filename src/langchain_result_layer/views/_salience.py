@@ -450,6 +450,8 @@ class _Weights:
     anchor: dict[int, float]
     error_lines: list[int]
     patterns: int
+    repeats: set[int] = field(default_factory=set)
+    """Later copies of an error already seen (lowered by `_lower_repeats`)."""
 
 
 @dataclass(slots=True)
@@ -785,7 +787,7 @@ def _weigh(
         # The last error, like the first, gets its window when there is room.
         last = error_lines[-1]
         anchor[last] = max(anchor[last], own[last]) * settings.first_error_boost
-    return _Weights(anchor=anchor, error_lines=error_lines, patterns=len(seen))
+    return _Weights(anchor=anchor, error_lines=error_lines, patterns=len(seen), repeats=repeats)
 
 
 def _raise_first(
@@ -904,21 +906,27 @@ def _spread(work: _Work, weights: _Weights) -> None:
         work.out.offer(line_no, score, role)
     spreading = sorted(ln for ln in anchor if own[ln] >= SALIENCE_WARNING)
     # A verdict ends its step: what follows it is the next step's (its context is before it).
-    _after(work, [ln for ln in spreading if own[ln] < SALIENCE_EXIT], anchor)
+    _after(work, [ln for ln in spreading if own[ln] < SALIENCE_EXIT], weights)
     for line_no in spreading:
         score = anchor[line_no]
         _header_above(work, line_no, score)
         _before(work, line_no, score)
 
 
-def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
-    """Context after each anchor; a walk ends at the next error, so each line is read once.
+def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
+    """Context after each anchor; a walk ends at an error that weighs more than it does.
 
     A walk that meets a weaker anchor (a warning, a detail) carries on with the larger of
-    its own decayed weight and that anchor's; an error anchor starts a walk of its own. A
-    failure list under a summary header is part of the summary.
+    its own decayed weight and that anchor's. An error that weighs less than the walk has
+    come to weigh is part of the report the walk reads (the `** (MatchError)` under
+    `1) test ...`, the second error line of one message): the walk goes on through it and
+    gives it its own decayed weight when that is more, so a report is read as one window
+    with the weight of its strongest line. An error that weighs more, or a later copy of
+    an error already seen, starts a walk of its own, so each line is read once. A failure
+    list under a summary header is part of the summary.
     """
     own, settings = work.own, work.settings
+    anchor, repeats = weights.anchor, weights.repeats
     k, n = 0, len(spreading)
     while k < n:
         origin = spreading[k]
@@ -931,13 +939,16 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
         while ln - origin < settings.after_span:
             ln += 1
             listed = ln in own and own[origin] >= SALIENCE_SUMMARY > own[ln] >= SALIENCE_ERROR
+            inside = False  # a lighter error of the report this walk reads
             if k < n and spreading[k] == ln:
-                if own[ln] >= SALIENCE_ERROR and not listed:
-                    break  # the next error carries its own weight (and walks on from there)
-                k += 1  # a weaker anchor (or a listed entry): this walk goes on through it
-                if not listed and anchor[ln] >= value:
+                heavier = anchor[ln] >= value
+                if own[ln] >= SALIENCE_ERROR and not listed and (heavier or ln in repeats):
+                    break  # a heavier error (or a later copy) carries its own weight
+                k += 1  # a lighter anchor (or a listed entry): this walk goes on through it
+                if not listed and heavier:
                     origin, score, value, plain_run = ln, anchor[ln], anchor[ln], 0
                     continue
+                inside = own[ln] >= SALIENCE_ERROR and not listed
             nearby = work.lines.text(ln)
             if nearby is None or _STEP_START_RE.match(nearby):
                 break  # the end of the text, or the next step
@@ -957,7 +968,7 @@ def _after(work: _Work, spreading: list[int], anchor: dict[int, float]) -> None:
                 plain_run += 1
                 if plain_run > settings.plain_run:
                     break
-            if listed:
+            if listed or inside:
                 work.out.offer(ln, max(anchor.get(ln, 0.0), value), "error")
             elif not _NOISE_RE.match(nearby):  # CI bookkeeping (`travis_time:end:`) is not context
                 work.show(ln, value, "context", nearby)
