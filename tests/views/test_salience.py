@@ -164,10 +164,21 @@ def test_a_repeated_error_block_gives_way_to_distinct_failures() -> None:
     errors = [ln for ln, t in analysis.texts.items() if t == "[ERROR] No space left on device"]
     first, *later = sorted(errors)
     assert all(analysis.priority[first] > analysis.priority[ln] for ln in later)
-    top = _ranked_texts("\n".join(lines) + "\n")[:20]
-    # One copy of the block, whole, before any second copy of its frames.
-    assert top.count("    at com.acme.Writer.write7(Writer.java:7)") == 1
-    assert "[ERROR] Failed to execute goal spoon:generate: no tag class" in top
+    top = analysis.ranked()[:20]
+    texts = [analysis.text(ln) or "" for ln in top]
+    # One copy of the block, whole (its error, its exception and every frame), and no frame
+    # of a later copy, but for the line just before the final error (the `_before` context
+    # of that error, which happens to be the last copy's last frame).
+    block_lines = range(first, first + len(block))
+    assert set(block_lines) <= set(top)
+    final = next(ln for ln, t in analysis.texts.items() if t.startswith("[ERROR] Failed"))
+    later_frames = [
+        ln
+        for ln in top
+        if ln not in block_lines and ln != final - 1 and "at com.acme" in (analysis.text(ln) or "")
+    ]
+    assert later_frames == []
+    assert "[ERROR] Failed to execute goal spoon:generate: no tag class" in texts
 
 
 def test_the_bottom_of_a_deep_stack_trace_is_kept() -> None:
