@@ -145,11 +145,6 @@ def test_line_kinds(line: str, expected: float) -> None:
     assert line_salience(line) == expected
 
 
-def _ranked_texts(text: str, **kw: float) -> list[str]:
-    analysis = analyse(text, settings=SalienceSettings(**kw))  # type: ignore[arg-type]
-    return [analysis.text(ln) or "" for ln in analysis.ranked()]
-
-
 def test_a_repeated_error_block_gives_way_to_distinct_failures() -> None:
     block = [
         "[ERROR] No space left on device",
