@@ -15,9 +15,10 @@ from langchain_core.messages import ToolMessage
 
 from langchain_result_layer import ResultLayer, ToolPolicy
 from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import IMITATION_NOTE, Fence, imitates_layer_markup
 from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.stores import InMemoryResultStore
-from tests.fenced import first_page_values, unfence
+from tests.fenced import fence_nonce, first_page_values, unfence
 
 CFG = {"configurable": {"tenant_id": "acme", "user_id": "ada", "thread_id": "t1"}}
 Table = tuple[list[str], list[list[str]]]
@@ -224,7 +225,15 @@ def test_pages_rebuild_the_rows_and_the_record_is_the_original(
     assert record.data == text
     if marker["passed_through"]:
         event("passed through")
-        assert unfence(out.content) == text.removesuffix("\n")
+        if imitates_layer_markup(text):
+            # A cell that imitates the layer's markup (hypothesis draws constants of the
+            # source, such as RESULT_LAYER) is shown neutralised, every other byte as it was.
+            event("imitation neutralised")
+            fence = Fence(nonce=fence_nonce(out))
+            assert out.content == fence.wrap(text)
+            assert IMITATION_NOTE in out.content
+        else:
+            assert unfence(out.content) == text.removesuffix("\n")
         return
     view = ResultView.from_artifact(out.artifact)
     assert view is not None
@@ -239,6 +248,23 @@ def test_pages_rebuild_the_rows_and_the_record_is_the_original(
             event("a row larger than the budget")
             continue
         assert values == want, n
+
+
+def test_a_small_table_with_a_markup_imitating_cell_is_shown_neutralised() -> None:
+    """The case hypothesis found: a passed-through CSV whose last cell reads RESULT_LAYER."""
+    text = "id,c1\n" + "".join(f"{i},\n" for i in range(1, 40)) + "40,RESULT_LAYER\n"
+    layer = _layer(2_000)
+    out = layer.process_tool_message(
+        ToolMessage(content=text, tool_call_id="c1", name="rows_tool"), CFG
+    )
+    marker = out.response_metadata["result_layer"]
+    assert marker["passed_through"]
+    fence = Fence(nonce=fence_nonce(out))
+    assert out.content == fence.wrap(text)
+    assert f"[{fence.nonce}: {IMITATION_NOTE}] 40,RESULT_LAYER" in out.content
+    assert layer.store is not None
+    record = layer.store.read(marker["record_id"], principal=layer.principal_for(CFG))
+    assert record.data == text
 
 
 def test_a_page_reference_names_rows_not_lines() -> None:
