@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,8 @@ from langchain_result_layer.core.evidence import (
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._salience import analyse
-from langchain_result_layer.views.command import CommandView
-from tests.views.conftest import assert_fence_unforgeable, assert_fits, make_ctx
+from langchain_result_layer.views.command import SINGLES_PER_SECTION, CommandView
+from tests.views.conftest import assert_fence_unforgeable, assert_fits, fence_parts, make_ctx
 
 VIEW = CommandView()
 
@@ -230,3 +231,66 @@ def test_small_budgets_get_a_compact_header_and_footer() -> None:
     footer = compact.rsplit("\n", 1)[-1]
     assert footer.count("lines ") <= 2  # "N lines of M" and one range listed ...
     assert "more range" in footer  # ... the rest counted
+
+
+def _failure_list_log(entries: int) -> str:
+    """A test run whose failures are each told by a headline and a few distinct frames."""
+    lines = ["$ vendor/bin/phpunit", *(f"running suite {i}" for i in range(400))]
+    lines.append(f"There were {entries} errors:")
+    for i in range(1, entries + 1):
+        lines += [
+            "",
+            f"{i}) Suite{i}_test::test_case_{i}",
+            *(f"/srv/app/tests/suite{i}/frame_{k}.php:{10 * k + i}" for k in range(6)),
+        ]
+    lines += [
+        "FAILURES!",
+        f"Tests: 400, Errors: {entries}.",
+        'The command "phpunit" exited with 2.',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _marked_lines(content: str) -> list[tuple[int, str]]:
+    """(line number, shown text) of every line under a section marker, as the markers name them."""
+    nonce, _, body, _ = fence_parts(content)
+    marker = re.compile(rf"\[{re.escape(nonce)}: lines? ([\d, -]+)\]$")
+    out: list[tuple[int, str]] = []
+    numbers: list[int] = []
+    for line in body.strip("\n").split("\n"):
+        found = marker.match(line)
+        if found is not None:
+            assert not numbers, f"a marker names more lines than follow it: {numbers}"
+            for part in found.group(1).split(", "):
+                first, _, last = part.partition("-")
+                numbers += range(int(first), int(last or first) + 1)
+            continue
+        assert numbers, f"a line under no marker: {line!r}"
+        out.append((numbers.pop(0), line))
+    assert not numbers
+    return out
+
+
+def test_single_lines_in_a_row_share_one_marker() -> None:
+    log = _failure_list_log(40)
+    ctx = make_ctx("command", tokens=1_000)
+    out = VIEW.render(VIEW.prepare(log), ctx)
+    content = str(out.content)
+    assert_fits(content, ctx)
+    assert_fence_unforgeable(content)
+    raw = log.split("\n")
+    shown = _marked_lines(content)
+    # Every marker names its lines exactly, in order: each shown line is that line of the log.
+    assert shown
+    assert all(raw[number - 1] == text for number, text in shown)
+    windows = [item for item in out.view.items if item["type"] == "window"]
+    singles = [w for w in windows if w["start_line"] == w["end_line"]]
+    nonce = fence_parts(content)[0]
+    markers = content.count(f"[{nonce}: line")
+    # Scattered failure headlines are shown one line each, and they share markers (one per
+    # window before): at most `SINGLES_PER_SECTION` lines of them under one marker.
+    assert len(singles) >= 10
+    assert markers < len(windows) - len(singles) // SINGLES_PER_SECTION
+    assert sorted(n for n, _ in shown) == [
+        n for w in windows for n in range(int(w["start_line"]), int(w["end_line"]) + 1)
+    ]

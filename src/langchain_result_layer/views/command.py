@@ -77,6 +77,7 @@ __all__ = [
     "finish_render",
     "is_compact",
     "line_references",
+    "line_sections",
     "line_view",
     "render_line_evidence",
 ]
@@ -432,7 +433,61 @@ class CommandView(SalienceView):
             else "no lines"
         )
         header = header_text(ctx, self.kind, facts, what)
-        return finish_line_layout(header, window_sections(shown, fence), view, shown, ctx)
+        return finish_line_layout(header, line_sections(shown, fence), view, shown, ctx)
+
+
+SINGLES_PER_SECTION = 8
+"""At most this many single-line windows in a row share one section (`line_sections`)."""
+
+
+def line_sections(shown: Sequence[Window], fence: Fence) -> list[Section]:
+    r"""Fenced sections for windows; single lines in a row share one marker.
+
+    Each window is its own section (`lines 40-52`), except that a run of windows of one
+    line each (the entries of a failure list, scattered errors) shares one section, whose
+    marker names every line in order (`lines 476, 485, 494`): a marker costs about as many
+    tokens as the short line under it, so a view of scattered lines shows more of them.
+    The record (`ResultView.items`) still has one window per run of lines, and the
+    omissions between them are stated as always.
+
+    Args:
+        shown: The shown windows, in order.
+        fence: The fence (its nonce marks the sections and the cuts).
+
+    Returns:
+        The sections, in order.
+
+    Example:
+        ```python
+        from langchain_result_layer.core.render import Fence
+        from langchain_result_layer.views._lines import ShownLine, Window
+
+        def window(first: int, *texts: str) -> Window:
+            lines = [ShownLine(text=t) for t in texts]
+            return Window("error", first, first + len(texts) - 1, None, None, lines)
+
+        shown = [window(3, "a", "b"), window(9, "c"), window(20, "d"), window(31, "e")]
+        sections = line_sections(shown, Fence.for_content())
+        assert [s.title for s in sections] == ["lines 3-4", "lines 9, 20, 31"]
+        assert sections[1].lines == ["c", "d", "e"]
+        ```
+    """
+    sections: list[Section] = []
+    run: list[str] = []  # the line numbers of the last section, when it holds single lines
+    for window, section in zip(shown, window_sections(shown, fence), strict=True):
+        if window.size > 1:
+            sections.append(section)
+            run = []
+        elif run and len(run) < SINGLES_PER_SECTION:
+            run.append(str(window.start_line))
+            last = sections[-1]
+            sections[-1] = Section(
+                title="lines " + ", ".join(run), lines=[*last.lines, *section.lines]
+            )
+        else:
+            sections.append(section)
+            run = [str(window.start_line)]
+    return sections
 
 
 def line_references(

@@ -48,7 +48,6 @@ from langchain_result_layer.views._lines import (
     Window,
     sample_lines,
     spread,
-    window_sections,
 )
 from langchain_result_layer.views._salience import (
     DEFAULT_SETTINGS,
@@ -63,6 +62,7 @@ from langchain_result_layer.views.command import (
     SalienceView,
     finish_line_layout,
     finish_render,
+    line_sections,
     line_view,
     render_line_evidence,
 )
@@ -505,7 +505,7 @@ class LogView(SalienceView):
                     ],
                 )
             )
-        sections.extend(window_sections(shown, fence))
+        sections.extend(line_sections(shown, fence))
         return finish_line_layout(header, sections, view, shown, ctx)
 
 
