@@ -25,10 +25,11 @@ from typing import Any, ClassVar
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, plural
-from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views import _layout
+from langchain_result_layer.views._line_record import LineText
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
-from langchain_result_layer.views.text import TextView, utf8_length
+from langchain_result_layer.views.text import TextView
 
 __all__ = ["FileView", "OutlineEntry", "outline"]
 
@@ -247,6 +248,7 @@ def _fill_ends(entries: list[OutlineEntry], total: int) -> list[OutlineEntry]:
 @dataclass(slots=True)
 class _FileData:
     lines: list[str]
+    text: LineText
     entries: list[OutlineEntry]
     key_lines: list[int]
     language: str
@@ -304,6 +306,7 @@ class FileView(ResultViewBuilder):
         key_lines = [i for i, ln in enumerate(lines, start=1) if _KEY_LINE_RE.search(ln[:400])]
         prepared.data = _FileData(
             lines=lines,
+            text=LineText.of_lines(raw, lines),
             entries=entries,
             key_lines=key_lines[:200],
             language=_language(raw, entries),
@@ -396,31 +399,13 @@ class FileView(ResultViewBuilder):
                     ],
                 }
             )
-        references: dict[str, str] = {}
-        omitted: list[OmittedRange] = []
-        if base is not None:
-            references["all"] = str(base)
-            start = n_head + 1
-            if start <= total:
-                references["next"] = str(base.with_lines(start, min(total, start + 199)))
-        if n_head < total:
-            start_char = sum(len(x) + 1 for x in data.lines[:n_head])
-            omitted.append(
-                OmittedRange(
-                    start_line=n_head + 1,
-                    end_line=total,
-                    start_char=min(start_char, len(raw)),
-                    end_char=len(raw),
-                    lines=total - n_head,
-                )
-            )
         kinds: dict[str, int] = {}
         for e in data.entries:
             kinds[e.kind] = kinds.get(e.kind, 0) + 1
         summary = {
             "lines": total,
             "chars": len(raw),
-            "bytes": utf8_length(raw),
+            "bytes": data.text.bytes,
             "language": data.language,
             "outline_entries": len(data.entries),
             "outline_capped": len(data.entries) >= _MAX_OUTLINE,
@@ -430,20 +415,16 @@ class FileView(ResultViewBuilder):
             "headline": f"file: {plural(total, 'line')}, "
             f"{plural(len(data.entries), 'outline entry', 'outline entries')}",
         }
-        shown = n_head + n_keys
-        return ResultView(
-            kind=self.kind,
+        return data.text.view(
+            self.kind,
             summary=summary,
             items=items,
             total=total,
             unit="lines",
-            shown=shown,
-            references=references,
-            omitted=omitted,
+            shown=n_head + n_keys,
+            shown_lines=range(1, n_head + 1),
+            base=base,
             truncated=True,
-            original_chars=len(raw),
-            original_lines=total,
-            original_bytes=utf8_length(raw),
         )
 
     def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> _layout.Layout:

@@ -33,11 +33,12 @@ from typing import Any, ClassVar
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import Fence, plural
-from langchain_result_layer.core.view import OmittedRange, ResultView
+from langchain_result_layer.core.view import ResultView
 from langchain_result_layer.views import _layout
+from langchain_result_layer.views._line_record import LineText, line_ends
 from langchain_result_layer.views._lines import range_phrase
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
-from langchain_result_layer.views.text import TextView, utf8_length
+from langchain_result_layer.views.text import TextView
 
 __all__ = ["SearchHits", "SearchView", "parse_hits"]
 
@@ -280,7 +281,8 @@ def _coverage_order(hits: list[Hit]) -> list[int]:
 class _SearchData:
     parsed: SearchHits
     order: list[int]
-    line_ends: list[int]
+    text: LineText
+    """The output, measured once."""
     other: list[tuple[int, str]]
     """Non-hit lines to show (output line, text as printed), best first."""
 
@@ -326,20 +328,17 @@ class SearchView(ResultViewBuilder):
         prepared = _TEXT_FALLBACK.prepare(payload)
         raw = prepared.raw_text
         parsed = parse_hits(raw)
-        ends: list[int] = []
-        pos = raw.find("\n")
-        while pos >= 0:
-            ends.append(pos + 1)
-            pos = raw.find("\n", pos + 1)
-        if raw and not raw.endswith("\n"):
-            ends.append(len(raw))
+        ends = line_ends(raw)
         # The few lines shown are sliced by their ends (no second split of the whole text).
         other = [
             (i, raw[ends[i - 2] if i >= 2 else 0 : ends[i - 1]].rstrip("\r\n"))
             for i in _other_order(parsed)
         ]
         prepared.data = _SearchData(
-            parsed=parsed, order=_coverage_order(parsed.hits), line_ends=ends, other=other
+            parsed=parsed,
+            order=_coverage_order(parsed.hits),
+            text=LineText.of(raw, lines=parsed.lines, ends=ends),
+            other=other,
         )
         return prepared
 
@@ -421,34 +420,7 @@ class SearchView(ResultViewBuilder):
             )
         for (line, _), text in others:
             items.append({"type": "line", "output_line": line, "text": text})
-        total_lines = parsed.lines
         shown_lines = {parsed.hits[i].index for i in picked} | {ln for (ln, _), _ in others}
-        omitted: list[OmittedRange] = []
-        prev = 0
-        for ln in [*sorted(shown_lines), total_lines + 1]:
-            if ln - prev > 1:
-                start, end = prev + 1, ln - 1
-                start_char = data.line_ends[start - 2] if start >= 2 else 0
-                end_char = data.line_ends[end - 1] if end - 1 < len(data.line_ends) else len(raw)
-                omitted.append(
-                    OmittedRange(
-                        start_line=start,
-                        end_line=end,
-                        start_char=start_char,
-                        end_char=end_char,
-                        lines=end - start + 1,
-                    )
-                )
-            prev = ln
-        references: dict[str, str] = {}
-        base = ctx.reference
-        if base is not None:
-            references["all"] = str(base)
-            if omitted:
-                first = omitted[0]
-                references["next"] = str(
-                    base.with_lines(first.start_line, min(first.end_line, first.start_line + 199))
-                )
         group_phrase = (
             plural(n_groups, "directory", "directories")
             if parsed.style == "paths"
@@ -459,25 +431,21 @@ class SearchView(ResultViewBuilder):
             "style": parsed.style,
             "files": n_groups if parsed.style != "paths" else len({h.path for h in parsed.hits}),
             "directories": n_groups if parsed.style == "paths" else None,
-            "output_lines": total_lines,
+            "output_lines": parsed.lines,
             "context_lines": parsed.context_lines,
             "stated": parsed.headers[:3],
             "hits_shown": len(picked),
             "headline": f"search: {plural(len(parsed.hits), 'hit')} in {group_phrase}",
         }
-        return ResultView(
-            kind=self.kind,
+        return data.text.view(
+            self.kind,
             summary=summary,
             items=items,
             total=len(parsed.hits),
             unit="hits",
             shown=len(picked),
-            references=references,
-            omitted=omitted,
-            truncated=bool(omitted),
-            original_chars=len(raw),
-            original_lines=total_lines,
-            original_bytes=utf8_length(raw),
+            shown_lines=shown_lines,
+            base=ctx.reference,
         )
 
     def _compose(self, view: ResultView, ctx: ViewContext, fence: Fence) -> _layout.Layout:
