@@ -30,10 +30,12 @@ from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuil
 
 __all__ = [
     "BINARY_NOTICE",
+    "FIRST_BYTES",
     "BinaryNoticeView",
     "BinaryView",
     "binary_notice",
     "bytes_from_repr",
+    "bytes_record",
     "detect_type",
     "printable_strings",
 ]
@@ -79,6 +81,8 @@ _STRINGS_RE = re.compile(rb"[\x20-\x7e\t]{6,}")
 _PREVIEW_BYTES = 1 << 20
 _MAX_STRINGS = 60
 _STRING_CHARS = 120
+FIRST_BYTES = 4_096
+"""How many bytes a binary result's `next` reference (its first bytes) reads."""
 
 
 def detect_type(data: bytes) -> str:
@@ -137,6 +141,50 @@ def printable_strings(data: bytes, *, limit: int = _MAX_STRINGS) -> list[tuple[i
         if len(out) >= limit:
             break
     return out
+
+
+def bytes_record(
+    kind: str,
+    size: int,
+    summary: dict[str, Any],
+    *,
+    truncated: bool,
+    items: list[dict[str, Any]] | None = None,
+    references: dict[str, str] | None = None,
+    omitted: list[OmittedRange] | None = None,
+) -> ResultView:
+    r"""The record of a view of `size` bytes: counted in bytes, none of them shown as text.
+
+    Args:
+        kind: The view's kind.
+        size: The result's size in bytes (also its size in characters: one per byte).
+        summary: The view's facts.
+        truncated: Whether the view leaves something out.
+        items: The printable strings shown, if any.
+        references: The record's references, if stored.
+        omitted: What the view leaves out.
+
+    Returns:
+        The view record.
+
+    Example:
+        ```python
+        view = bytes_record("binary", 200, {"bytes": 200}, truncated=True)
+        assert (view.total, view.unit, view.shown, view.original_chars) == (200, "bytes", 0, 200)
+        ```
+    """
+    return ResultView(
+        kind=kind,
+        summary=summary,
+        items=items or [],
+        total=size,
+        unit="bytes",
+        references=references or {},
+        omitted=omitted or [],
+        truncated=truncated,
+        original_bytes=size,
+        original_chars=size,
+    )
 
 
 class BinaryView(ResultViewBuilder):
@@ -206,7 +254,7 @@ class BinaryView(ResultViewBuilder):
         if ctx.reference is not None:
             references["all"] = str(ctx.reference)
             if size:
-                references["next"] = str(ctx.reference.with_chars(0, min(size, 4_096)))
+                references["next"] = str(ctx.reference.with_chars(0, min(size, FIRST_BYTES)))
         items = [
             {"type": "string", "offset": off, "text": line}
             for (off, _), line in zip(strings, lines, strict=False)
@@ -214,20 +262,15 @@ class BinaryView(ResultViewBuilder):
         summary = dict(facts)
         summary["strings_shown"] = len(items)
         summary["headline"] = f"binary: {facts['type']}, {plural(size, 'byte')}"
-        return ResultView(
-            kind=self.kind,
-            summary=summary,
+        whole = OmittedRange(start_line=1, end_line=1, start_char=0, end_char=size, lines=0)
+        return bytes_record(
+            self.kind,
+            size,
+            summary,
             items=items,
-            total=size,
-            unit="bytes",
-            shown=0,
             references=references,
-            omitted=[OmittedRange(start_line=1, end_line=1, start_char=0, end_char=size, lines=0)]
-            if size
-            else [],
+            omitted=[whole] if size else [],
             truncated=bool(size),
-            original_bytes=size,
-            original_chars=size,
         )
 
     def _compose(self, view: ResultView, ctx: ViewContext) -> _layout.Layout:
@@ -281,15 +324,7 @@ class BinaryNoticeView(ResultViewBuilder):
         """The notice, within the budget."""
         data = prepared.raw if isinstance(prepared.raw, bytes) else prepared.raw.encode()
         size = len(data)
-        view = ResultView(
-            kind=self.kind,
-            truncated=True,
-            summary={"bytes": size},
-            original_bytes=size,
-            original_chars=size,
-            total=size,
-            unit="bytes",
-        )
+        view = bytes_record(self.kind, size, {"bytes": size}, truncated=True)
         return Rendered(content=binary_notice(data, ctx), view=view)
 
 
@@ -320,7 +355,7 @@ def binary_notice(data: bytes, ctx: ViewContext) -> str:
         "as text."
     )
     if ctx.reference is not None:
-        call = fetch_call(ctx.reference.with_chars(0, 4_096), tool_name=ctx.fetch_tool_name)
+        call = fetch_call(ctx.reference.with_chars(0, FIRST_BYTES), tool_name=ctx.fetch_tool_name)
         text += f" Full result: {ctx.reference}. Read bytes: {call}.]"
     elif ctx.store_note:
         text += f" {ctx.store_note}]"
