@@ -166,6 +166,23 @@ class _Frame:
     unit: str
     binary: bool
 
+    @classmethod
+    def of(cls, at: SliceAt, *, kind: str, ctx: ViewContext, binary: bool) -> _Frame:
+        """The frame of a slice that lies `at` in a record of `kind` (references of that kind)."""
+        reference = replace(at["reference"], kind=kind)
+        base = ctx.reference if ctx.reference is not None else reference.base()
+        by_chars = reference.offset is not None or reference.limit is not None
+        return cls(
+            ctx=ctx,
+            reference=reference,
+            base=Reference(record_id=base.record_id, kind=kind),
+            kind=kind,
+            record_size=at["record_size"],
+            record_lines=at["record_lines"],
+            unit="bytes" if binary else ("chars" if by_chars else "lines"),
+            binary=binary,
+        )
+
 
 def _fits(text: str, budget: Budget, ctx: ViewContext) -> bool:
     return len(text) <= budget.chars and ctx.counter.count(text) <= budget.tokens
@@ -561,31 +578,15 @@ def render_text_slice(
         assert "x" in shown.content and "next" not in shown.view.references  # the end
         ```
     """
-    record_size, record_lines = at["record_size"], at["record_lines"]
-    slice_start_line, slice_offset = at["slice_start_line"], at["slice_offset"]
-    base = ctx.reference if ctx.reference is not None else at["reference"].base()
-    base = Reference(record_id=base.record_id, kind=kind)
-    reference = replace(at["reference"], kind=kind)
-    binary = isinstance(data, (bytes, bytearray))
-    offset_mode = reference.offset is not None or reference.limit is not None
-    frame = _Frame(
-        ctx=ctx,
-        reference=reference,
-        base=base,
-        kind=kind,
-        record_size=record_size,
-        record_lines=record_lines,
-        binary=binary,
-        unit="bytes" if binary else ("chars" if offset_mode else "lines"),
-    )
+    frame = _Frame.of(at, kind=kind, ctx=ctx, binary=isinstance(data, (bytes, bytearray)))
     request = requested_range(
-        reference, kind=kind, record_lines=record_lines, record_size=record_size
+        frame.reference, kind=kind, record_lines=frame.record_lines, record_size=frame.record_size
     )
     if isinstance(data, (bytes, bytearray)):
-        return _render_binary(frame, bytes(data), slice_offset, request)
-    if offset_mode or request.offset is not None:
-        return _render_chars(frame, data, slice_offset, slice_start_line, request)
-    return _render_lines(frame, data, slice_offset, slice_start_line, request)
+        return _render_binary(frame, bytes(data), at["slice_offset"], request)
+    if frame.unit == "chars" or request.offset is not None:
+        return _render_chars(frame, data, at["slice_offset"], at["slice_start_line"], request)
+    return _render_lines(frame, data, at["slice_offset"], at["slice_start_line"], request)
 
 
 def _empty(frame: _Frame, request: SliceRequest, slice_offset: int) -> Rendered:
