@@ -69,7 +69,9 @@ also lists the tuned-set logs the chosen view misses at 2,000 tokens (`--quick`:
 `python -m benchmarks.evidence_recall --protocol exact_repeat=0.5 plain_run=4` is the quick loop
 for trying a change of `SalienceSettings`: kept logs per tuned fold and validation totals at
 every budget, with the defaults and with the changed settings (corpus: `$LRL_CORPUS` or
-`../shared/corpus`; nothing written).
+`../shared/corpus`; nothing written). `python -m benchmarks.evidence_recall --depth
+exact_repeat=0.5` screens a change in seconds: per tuned fold, the logs whose needles all rank
+in the top 20 / 30 / 40 / 60 / 120 lines (no view rendered, no validation log read).
 """
 
 from __future__ import annotations
@@ -841,7 +843,99 @@ def protocol_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None =
     return "\n".join(lines)
 
 
+DEPTHS = (20, 30, 40, 60, 120)
+"""Rank depths of the screening loop (`depth_run`): a 1,000-token view shows about 30 ranked
+lines, a 2,000-token view about 80 (tuned set)."""
+
+
+def needle_depth(case: Case, salience: Any = None) -> int | None:
+    """How deep in its ranking a log's needles lie: the top-k that holds one line of each.
+
+    The log is analysed by the view `choose_view` picks (command or log view, with `salience`
+    settings) and its lines ranked (`Analysis.ranked`); for each needle the best-ranked line
+    that holds it counts. No view is rendered: it is a budget-free measure of the ranking.
+
+    Args:
+        case: The log.
+        salience: `SalienceSettings` (`None`: the defaults).
+
+    Returns:
+        The smallest `k` whose top-`k` lines hold every needle, or `None` when a needle is in
+        no ranked line at all.
+
+    Example:
+        ```python
+        raw = "".join(f"step {i}\n" for i in range(500)) + "error: disk full\nexit code 1\n"
+        case = Case("c", "logchunks", "g", raw, [["disk full"], ["exit code 1"]])
+        assert needle_depth(case) == 2
+        ```
+    """
+    from langchain_result_layer.views import choose_view
+    from langchain_result_layer.views.command import CommandView
+    from langchain_result_layer.views.logs import LogView
+
+    kind = choose_view(case.raw).kind
+    view = LogView(salience=salience) if kind == "log" else CommandView(salience=salience)
+    prepared = view.prepare(case.raw)
+    analysis = getattr(prepared.data, "analysis", None)
+    if analysis is None:
+        return None
+    position = {line: k for k, line in enumerate(analysis.ranked())}
+    lines = case.raw.split("\n")
+    depth = 0
+    for alternatives in case.needles:
+        ranks = [
+            position[number]
+            for number, line in enumerate(lines, 1)
+            if number in position and any(a in line for a in alternatives)
+        ]
+        if not ranks:
+            return None
+        depth = max(depth, min(ranks) + 1)
+    return depth
+
+
+def depth_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None = None) -> str:
+    """Tuned logs per fold whose needles all rank in the top `k`, for changed settings.
+
+    A screening loop (a few seconds; `protocol_run` takes a minute): it ranks the lines of
+    every tuned log with the defaults and with `overrides` and counts, per tuned fold, the
+    logs whose every needle is among the first `k` ranked lines, for each `k` of `DEPTHS`.
+    It renders no view (so it says nothing of line lengths, markers or the budget) and reads
+    no validation log: a change it favours is then run through `protocol_run`, whose
+    validation totals are the veto.
+
+    Args:
+        corpus: The corpus.
+        overrides: `SalienceSettings` fields to change.
+        limit: At most this many logs per source (a smoke run).
+
+    Returns:
+        The report, one line per settings and depth.
+    """
+    from langchain_result_layer.core.tokens import TiktokenCounter
+    from langchain_result_layer.views._salience import SalienceSettings
+
+    counter = TiktokenCounter(encoding="o200k_base")
+    folds = tuned_folds(_build_logs(corpus, counter, limit))
+    lines = [f"settings changed: {overrides or 'none'} (tuned folds only)"]
+    for label, salience in (("default", None), ("changed", SalienceSettings(**overrides))):
+        if label == "changed" and not overrides:
+            break
+        depths = [[needle_depth(c, salience) for c in fold] for fold in folds]
+        for k in DEPTHS:
+            kept = [sum(1 for d in fold if d is not None and d <= k) for fold in depths]
+            lines.append(
+                f"{label:8s} top {k:>3}: tuned folds {kept} = {sum(kept)}/{sum(map(len, folds))}"
+            )
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
+    if "--depth" in sys.argv:
+        pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
+        print(depth_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
+        sys.exit(0)
     if "--protocol" in sys.argv:
         pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
         print(protocol_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))

@@ -128,3 +128,35 @@ def test_evidence_recall_protocol_loop(corpus: Path) -> None:
     assert all("over budget 0" in row and "validation" in row for row in rows)
     # Validation is reported as totals only: no case id is named.
     assert not any("logchunks" in row or "cidiff" in row for row in report)
+
+
+def test_needle_depth_is_the_rank_that_holds_every_needle() -> None:
+    raw = "".join(f"step {i}\n" for i in range(500)) + "error: disk full\nexit code 1\n"
+
+    def case(*needles: str) -> evidence_recall.Case:
+        return evidence_recall.Case("c", "logchunks", "g", raw, [[n] for n in needles])
+
+    # The error ranks first (the exit status second: a failure is explained by its error).
+    assert evidence_recall.needle_depth(case("disk full")) == 1
+    assert evidence_recall.needle_depth(case("disk full", "exit code 1")) == 2
+    # A step far above the error is reached only by the fill, deep in the ranking.
+    deep = evidence_recall.needle_depth(case("disk full", "step 250"))
+    assert deep is not None
+    assert deep > 100
+    # A needle in no line of the log: no depth holds it.
+    assert evidence_recall.needle_depth(case("disk full", "no such line")) is None
+
+
+def test_evidence_recall_depth_loop(corpus: Path) -> None:
+    overrides = {"other_repeat": 0.85}
+    report = evidence_recall.depth_run(corpus, overrides, limit=3).splitlines()
+    assert report[0] == f"settings changed: {overrides} (tuned folds only)"
+    rows = report[1:]
+    depths = evidence_recall.DEPTHS
+    assert [row.split()[0] for row in rows] == ["default"] * len(depths) + ["changed"] * len(depths)
+    assert [int(row.split()[2].rstrip(":")) for row in rows] == [*depths, *depths]
+    kept = [int(row.rsplit("= ", 1)[1].split("/")[0]) for row in rows]
+    # A deeper top-k holds at least the logs a shallower one does.
+    assert kept[: len(depths)] == sorted(kept[: len(depths)])
+    # Only tuned logs are read: no validation total, no case id.
+    assert not any("validation" in row or "logchunks" in row for row in report)
