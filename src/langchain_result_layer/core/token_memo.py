@@ -11,7 +11,7 @@ The pre-tokenizer of `o200k_base` and `cl100k_base` never joins text across such
 (no pattern of theirs reads past a newline unless whitespace or, for `o200k_base`'s
 punctuation runs, `/` follows it, and none looks behind), and byte-pair merges happen
 within pre-tokens only, so the pieces' counts add up to the count of the whole text
-(`tests/core/test_token_memo.py` checks it with hypothesis). Any other counter is used as it
+(`tests/unit/test_token_memo.py` checks it with hypothesis). Any other counter is used as it
 is, text by text.
 
 The memo lives as long as the wrapper, which the pipeline makes for one rendering: nothing
@@ -35,7 +35,12 @@ from __future__ import annotations
 import re
 from typing import cast
 
-from langchain_result_layer.core.tokens import ADDITIVE_ENCODINGS, TokenCounter, is_additive
+from langchain_result_layer.core.tokens import (
+    ADDITIVE_ENCODINGS,
+    TiktokenCounter,
+    TokenCounter,
+    is_additive,
+)
 
 __all__ = ["ADDITIVE_ENCODINGS", "LineMemoCounter", "line_pieces"]
 
@@ -118,22 +123,22 @@ class LineMemoCounter:
         if self._additive and len(text) >= _MIN_CHARS:
             if self._piece_chars > _MAX_PIECE_CHARS:
                 self._pieces, self._piece_chars = {}, 0
-            memo, count = self._pieces, self.inner.count
+            memo = self._pieces
             parts = _CUT_RE.split(text)  # each is a piece without the newline that ends it
             last = parts.pop()
-            tokens = count(last) if last else 0
+            tokens = self.inner.count(last) if last else 0
             counts = list(map(memo.get, parts))  # the probes of a fit share most pieces
             if None in counts:
-                added = 0
-                for at, part in enumerate(parts):
-                    if counts[at] is None:
-                        n = memo.get(part)  # the same piece twice in one text
-                        if n is None:
-                            n = memo[part] = count(part + "\n")
-                            added += len(part)
-                        counts[at] = n
-                self._piece_chars += added
-            tokens += sum(cast("list[int]", counts))  # every `None` was replaced
+                # The pieces new to this memo, each once and in order, counted in one call.
+                new = list(
+                    dict.fromkeys(p for p, n in zip(parts, counts, strict=True) if n is None)
+                )
+                inner = cast("TiktokenCounter", self.inner)  # `is_additive`: a tiktoken counter
+                found = inner.count_each([piece + "\n" for piece in new])
+                memo.update(zip(new, found, strict=True))
+                self._piece_chars += sum(map(len, new))
+                counts = list(map(memo.__getitem__, parts))
+            tokens += sum(cast("list[int]", counts))  # every piece is known now
         else:
             tokens = self.inner.count(text)
         whole = self._whole
