@@ -927,16 +927,21 @@ def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
     """
     own, settings = work.own, work.settings
     anchor, repeats = weights.anchor, weights.repeats
+    # Bound once: this loop reads a few thousand lines.
+    text_of, texts, offer = work.lines.text, work.texts, work.out.offer
+    values, roles = work.out.value, work.out.role
+    step_start, noise = _STEP_START_RE.match, _NOISE_RE.match
+    span, plain, cont = settings.after_span, settings.plain_decay, settings.continuation_decay
     k, n = 0, len(spreading)
     while k < n:
         origin = spreading[k]
         k += 1
         score = value = anchor[origin]
-        indent = _indent(work.texts.get(origin) or work.lines.text(origin) or "")
+        indent = _indent(texts.get(origin) or text_of(origin) or "")
         plain_run = blank_run = 0
         frames: list[int] = []
         ln = origin
-        while ln - origin < settings.after_span:
+        while ln - origin < span:
             ln += 1
             listed = ln in own and own[origin] >= SALIENCE_SUMMARY > own[ln] >= SALIENCE_ERROR
             inside = False  # a lighter error of the report this walk reads
@@ -949,30 +954,34 @@ def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
                     origin, score, value, plain_run = ln, anchor[ln], anchor[ln], 0
                     continue
                 inside = own[ln] >= SALIENCE_ERROR and not listed
-            nearby = work.lines.text(ln)
-            if nearby is None or _STEP_START_RE.match(nearby):
+            nearby = text_of(ln)
+            if nearby is None or step_start(nearby):
                 break  # the end of the text, or the next step
             if not nearby.strip():
                 blank_run += 1
                 if blank_run > 1:
                     break
-                value *= settings.plain_decay
+                value *= plain
                 continue
             blank_run = 0
             if listed or _continues(nearby, indent):
-                value *= settings.continuation_decay
+                value *= cont
                 plain_run = 0
                 frames.append(ln)
             else:
-                value *= settings.plain_decay
+                value *= plain
                 plain_run += 1
                 if plain_run > settings.plain_run:
                     break
             if listed or inside:
-                work.out.offer(ln, max(anchor.get(ln, 0.0), value), "error")
-            elif not _NOISE_RE.match(nearby):  # CI bookkeeping (`travis_time:end:`) is not context
-                work.show(ln, value, "context", nearby)
-        _trace_tail(work, frames, score)
+                offer(ln, max(anchor.get(ln, 0.0), value), "error")
+            elif not noise(nearby):  # CI bookkeeping (`travis_time:end:`) is not context
+                texts.setdefault(ln, nearby)  # `work.show`, inlined
+                if value > values.get(ln, 0.0):
+                    values[ln] = value
+                    roles[ln] = "context"
+        if len(frames) > settings.trace_tail_frames:
+            _trace_tail(work, frames, score)
 
 
 def _indent(text: str) -> int:
@@ -1000,17 +1009,16 @@ def _trace_tail(work: _Work, frames: list[int], score: float) -> None:
     if len(frames) <= settings.trace_tail_frames:
         return
     keep = frames[-settings.trace_tail_frames :]
-    keep += [ln for ln in frames if _in_test_code(work.texts.get(ln) or "")]
+    texts = work.texts
+    keep += [ln for ln in frames if _in_test_code(texts.get(ln) or "")]
     for ln in keep:
         work.show(ln, score * settings.trace_tail_share, "context")
 
 
-_TEST_HINTS = ("test", "Test", "spec", "Spec", "IT.")
-
-
 def _in_test_code(frame: str) -> bool:
     """Whether a stack frame is in test code (`/test/`, `_test.rb`, `FooTest.bar(`)."""
-    return any(h in frame for h in _TEST_HINTS) and _TEST_FRAME_RE.search(frame) is not None
+    hinted = "test" in frame or "Test" in frame or "spec" in frame or "Spec" in frame
+    return (hinted or "IT." in frame) and _TEST_FRAME_RE.search(frame) is not None
 
 
 def _header_above(work: _Work, line_no: int, score: float) -> None:
@@ -1148,21 +1156,30 @@ def _fill(work: _Work, weights: _Weights, total: int) -> None:
         settings.fill_anchors, weights.anchor.items(), key=lambda item: item[1]
     )
     share, decay = settings.fill_share, settings.fill_decay
+    after = [decay**d for d in range(1, settings.fill_after + 1)]
+    before = [decay ** (4 * d) for d in range(1, settings.fill_after // 4 + 1)]
     offers: list[tuple[int, float]] = []
     for line_no, weight in strongest:
         base = weight * share
-        offers += [(line_no + d, base * decay**d) for d in range(1, settings.fill_after + 1)]
-        offers += [
-            (line_no - d, base * decay ** (4 * d)) for d in range(1, settings.fill_after // 4 + 1)
-        ]
+        offers += [(line_no + d, base * f) for d, f in enumerate(after, 1)]
+        offers += [(line_no - d, base * f) for d, f in enumerate(before, 1)]
     tail_base = settings.tail_floor * share
     offers += [(total - d, tail_base * decay**d) for d in range(settings.fill_tail)]
+    values, roles = work.out.value, work.out.role
+    regions = work.lines.regions
+    whole = regions[0].raw_lines if len(regions) == 1 else None  # no search by region
+    locate = work.lines.locate
     for line_no, value in offers:
-        if not 1 <= line_no <= total or value <= work.out.value.get(line_no, 0.0):
+        if not 1 <= line_no <= total or value <= values.get(line_no, 0.0):
             continue
-        where = work.lines.locate(line_no)
-        if where is not None and where[0].raw_lines[where[1]].strip():
-            work.out.offer(line_no, value, "fill")  # its text is read only if it is shown
+        if whole is not None:
+            line: str | None = whole[line_no - 1] if line_no <= len(whole) else None
+        else:
+            where = locate(line_no)
+            line = None if where is None else where[0].raw_lines[where[1]]
+        if line is not None and line.strip():
+            values[line_no] = value  # its text is read only if it is shown
+            roles[line_no] = "fill"
 
 
 # --------------------------------------------------------------------------- entry point
