@@ -323,8 +323,8 @@ _LOWERS_TO_ASCII = ("\u0130", "\u212a")
 the Kelvin sign -> `k`; `tests/property/test_signal_lines.py` checks every code point)."""
 
 
-def lowers_like_ascii(text: str) -> bool:
-    """Whether `text.lower()` differs from `text` only where an ASCII letter is lowered.
+def lowers_like_ascii(text: str, lo: int = 0, hi: int | None = None) -> bool:
+    """Whether `text[lo:hi].lower()` differs from it only where an ASCII letter is lowered.
 
     Then the lower-cased text has the same length, and in its UTF-8 every ASCII byte is
     that of the text's UTF-8 lower-cased as bytes (the other characters, lowered or not,
@@ -334,6 +334,8 @@ def lowers_like_ascii(text: str) -> bool:
 
     Args:
         text: Any text.
+        lo: Where the part to ask about starts.
+        hi: Where it ends (exclusive; `None`: the end of the text). No copy of it is made.
 
     Returns:
         `False` when it holds `İ` or the Kelvin sign.
@@ -341,9 +343,11 @@ def lowers_like_ascii(text: str) -> bool:
     Example:
         ```python
         assert lowers_like_ascii("ÉRROR: x") and not lowers_like_ascii("\u212aILLED")
+        assert lowers_like_ascii("\u212aILLED x", 1)
         ```
     """
-    return not any(c in text for c in _LOWERS_TO_ASCII)
+    end = len(text) if hi is None else hi
+    return all(text.find(c, lo, end) < 0 for c in _LOWERS_TO_ASCII)
 
 
 _LINE_START_PATTERNS: dict[str, re.Pattern[str]] = {}

@@ -126,7 +126,7 @@ def clean_for_display(text: str) -> str:
         clean_for_display("a\x00b")  # 'a␀b'
         ```
     """
-    if not needs_cleaning(text):
+    if text.isprintable() or not needs_cleaning(text):  # a printable text holds none of them
         return text
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI_RE.sub("", text)

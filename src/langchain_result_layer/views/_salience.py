@@ -684,7 +684,7 @@ def _candidate_lines(
     found = set(CORE_SIGNALS.word_lines(raw, start, end))
     starts, count = region.starts, len(region.raw_lines)
     line_start = tail_at == 0 or raw[tail_at - 1] == "\n"
-    if line_start and lowers_like_ascii(raw[tail_at:end]):
+    if line_start and lowers_like_ascii(raw, tail_at, end):
         # The lower-cased tail, without making it: its UTF-8 lower-cased as bytes, and the
         # patterns (case-blind) over the text itself, from the newline before the tail
         # (the line at `tail_at` is tried for the line-start patterns as at 0 of a copy).
@@ -712,16 +712,19 @@ def _scan(
     level_salience: Callable[[str, float], float] | None,
 ) -> _Scan:
     scan = _Scan(own={}, texts={}, prompts=[])
+    own, texts, prompts = scan.own, scan.texts, scan.prompts
+    prompt, noise = _PROMPT_RE.match, _NOISE_RE.match
     scores: dict[str, float] = {}  # a line printed again scores the same (a pure function)
     for region in regions:
+        text_of, first = region.text, region.first_line
         for i in _candidate_lines(region, raw, extra):
-            text = region.text(i)
+            text = text_of(i)
             if not text:
                 continue
-            line_no = region.first_line + i
-            if _PROMPT_RE.match(text):
-                scan.prompts.append(line_no)
-            if _NOISE_RE.match(text):
+            line_no = first + i
+            if prompt(text):
+                prompts.append(line_no)
+            if noise(text):
                 continue
             head = text[:600]
             score = scores.get(head)
@@ -730,8 +733,8 @@ def _scan(
             if level_salience is not None:
                 score = level_salience(text, score)
             if score:
-                scan.own[line_no] = score
-                scan.texts[line_no] = text
+                own[line_no] = score
+                texts[line_no] = text
     return scan
 
 
@@ -1081,9 +1084,10 @@ def _pre_verdict_lines(
     """
     settings = work.settings
     out: list[tuple[int, str]] = []
+    text_of, own_of = work.lines.text, work.own.get
     for line_no in range(verdict - 1, max(previous - 1, verdict - settings.pre_verdict_reach), -1):
-        nearby = work.lines.text(line_no)
-        own = work.own.get(line_no, 0.0)
+        nearby = text_of(line_no)
+        own = own_of(line_no, 0.0)
         if nearby is None or own >= SALIENCE_EXIT:
             if (
                 last
