@@ -163,6 +163,17 @@ class NeutralisedParts:
         return list(map(neutral.get, parts, parts))  # a clean part stands for itself
 
     def _learn(self, new: list[str], fence: Fence, own: dict[str, str]) -> None:
+        # The fence's own markers (one line that starts `[nonce: `) are kept as they are
+        # (`Fence.neutralise` skips them), and every line is neutralised on its own: they
+        # are not read again, and a body without them mostly imitates nothing at all.
+        prefix = f"[{fence.nonce}: "
+        markers = [p for p in new if p.startswith(prefix) and "\n" not in p]
+        if markers:
+            own.update(zip(markers, markers, strict=True))
+            if len(markers) == len(new):
+                return
+            kept = set(markers)
+            new = [p for p in new if p not in kept]
         if any("\n" in p for p in new):
             done = [fence.neutralise(p) for p in new]
         else:
