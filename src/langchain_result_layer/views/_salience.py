@@ -318,11 +318,13 @@ _PROMPT_RE = re.compile(
 _STEP_START_RE = re.compile(
     r"^(?:\s{0,40}(?:\$ \S|#\#\[group\]Run )|travis_(?:fold|time):[^$\n]{0,400}\$ \S)"
 )
-# A stack frame in test code (`/test/`, `_test.rb`, `FooTest.bar(`, `test_x.py`).
-_TEST_FRAME_RE = re.compile(
+# A stack frame in test code: a test path or file (`/test/`, `_test.rb`, `test_x.py`), or a
+# test class (`FooTest.bar(`). Two patterns, each searched only in a frame that holds its
+# words: the class one has no literal start (the engine tries it at every character).
+_TEST_PATH_RE = re.compile(
     r"[/\\](?:tests?|spec|specs|__tests__)[/\\]|_(?:test|spec)\.\w{1,8}[:(]|\btest_\w{1,200}\.py"
-    r"|(?<![\w$])[\w$]{0,200}(?:Test|Tests|Spec|IT)\.\w{1,200}\("
 )
+_TEST_CLASS_RE = re.compile(r"(?<![\w$])[\w$]{0,200}(?:Test|Tests|Spec|IT)\.\w{1,200}\(")
 _NOISE_RE = re.compile(
     r"^(?:"
     r"\s{0,40}(?:travis_(?:fold|time)|Download(?:ing|ed)\b|\[INFO\] Download|Progress \(\d|"
@@ -1020,8 +1022,10 @@ def _trace_tail(work: _Work, frames: list[int], score: float) -> None:
 
 def _in_test_code(frame: str) -> bool:
     """Whether a stack frame is in test code (`/test/`, `_test.rb`, `FooTest.bar(`)."""
-    hinted = "test" in frame or "Test" in frame or "spec" in frame or "Spec" in frame
-    return (hinted or "IT." in frame) and _TEST_FRAME_RE.search(frame) is not None
+    if ("test" in frame or "spec" in frame) and _TEST_PATH_RE.search(frame) is not None:
+        return True
+    hinted = "Test" in frame or "Spec" in frame or "IT." in frame
+    return hinted and _TEST_CLASS_RE.search(frame) is not None
 
 
 def _header_above(work: _Work, line_no: int, score: float) -> None:
