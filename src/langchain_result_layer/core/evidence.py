@@ -259,13 +259,17 @@ class Signals:
             pos = end
         return out
 
-    def pattern_positions(self, text: str, lo: int = 0, hi: int | None = None) -> set[int]:
+    def pattern_positions(
+        self, text: str, lo: int = 0, hi: int | None = None, *, shapes: bool = True
+    ) -> set[int]:
         r"""Offsets in `text[lo:hi]` where a shape or a line-start pattern matches.
 
         Args:
             text: The text.
             lo: Where the search starts.
             hi: Where it ends (exclusive).
+            shapes: Whether to search the shapes too (`False`: the line-start patterns
+                only, for a part whose shapes were searched already).
 
         Returns:
             The offsets (line-start patterns at their line's first character; the line at
@@ -278,7 +282,7 @@ class Signals:
         """
         end = len(text) if hi is None else hi
         out: set[int] = set()
-        for pattern in self.shapes:
+        for pattern in self.shapes if shapes else ():
             out.update(m.start() for m in pattern.finditer(text, lo, end))
         for pattern in self.line_starts:
             if lo == 0 and pattern.match(text, 0, end):

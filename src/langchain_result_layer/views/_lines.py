@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, count, repeat
+from operator import attrgetter
 from typing import TypeVar
 
 from langchain_result_layer.core.budget import Budget
@@ -88,6 +89,10 @@ class ShownLine:
     cuts: tuple[Cut, ...] = ()
 
 
+_TEXT_OF = attrgetter("text")
+_CUTS_OF = attrgetter("cuts")
+
+
 @dataclass(slots=True)
 class Window:
     """A run of consecutive shown lines.
@@ -137,8 +142,8 @@ class Window:
         """The shown lines' texts and the positions of the lines that have cuts (made once)."""
         if self._texts is None:
             lines = self.lines
-            self._texts = [line.text for line in lines]
-            self._cut_rows = tuple(i for i, line in enumerate(lines) if line.cuts)
+            self._texts = list(map(_TEXT_OF, lines))
+            self._cut_rows = tuple(compress(count(), map(_CUTS_OF, lines)))  # lines with cuts
         return self._texts, self._cut_rows
 
     def _make_item(self) -> dict[str, object]:

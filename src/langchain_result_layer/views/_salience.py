@@ -692,7 +692,13 @@ def _candidate_lines(
         # (the line at `tail_at` is tried for the line-start patterns as at 0 of a copy).
         first = bisect.bisect_right(starts, tail_at) - 1
         found.update(first + i for i in ALL_SIGNALS.word_lines(raw, tail_at, end, lowered=True))
-        positions.update(ALL_SIGNALS.pattern_positions(raw, max(0, tail_at - 1), end))
+        # The shapes are the core ones, found in the whole region already (their matches
+        # cannot overlap, so where a search starts does not change which it finds).
+        positions.update(
+            ALL_SIGNALS.pattern_positions(
+                raw, max(0, tail_at - 1), end, shapes=ALL_SIGNALS.shapes != CORE_SIGNALS.shapes
+            )
+        )
     else:
         tail = raw[tail_at:end].lower()
         if len(tail) == end - tail_at:  # one character for each: the offsets are the text's
