@@ -92,7 +92,7 @@ from langchain_result_layer.views.base import (
     SliceRequest,
     ViewContext,
 )
-from langchain_result_layer.views.text import TextView
+from langchain_result_layer.views.text import TextView, utf8_length
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -499,10 +499,6 @@ def _display_delimiter(table: Table) -> str | None:
     return table.delimiter if table.source == "csv" else None
 
 
-def _utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 # --------------------------------------------------------------------------- the view
 
 
@@ -614,7 +610,7 @@ class RowsView(ResultViewBuilder):
             geometry=data.geometry,
             record_chars=len(raw),
             record_lines=len(line_starts_of(raw)) if raw else 0,
-            record_bytes=_utf8_len(raw),
+            record_bytes=utf8_length(raw),
             first_view=True,
         )
         return self._render_page(page, ctx, stats)
@@ -1015,7 +1011,7 @@ class RowsView(ResultViewBuilder):
             geometry=geometry,
             record_chars=record.size,
             record_lines=record.lines,
-            record_bytes=_utf8_len(text),
+            record_bytes=utf8_length(text),
             asked=reference,
             line_request=line_request,
         )
