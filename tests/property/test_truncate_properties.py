@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.normalize import clean_for_display, safe_cut
 from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import NoticeFacts
 from langchain_result_layer.core.tokens import ApproximateTokenCounter, TiktokenCounter
 from langchain_result_layer.core.truncate import TruncationProfile, truncate_text
 from tests.property._invariants import check_truncation
@@ -58,10 +59,8 @@ def test_every_view_is_exact_and_fits(
         budget=budget,
         counter=counter,
         profile=profile,
-        is_error=is_error,
         head_fraction=head_fraction,
-        reference=reference,
-        tool_name="tool",
+        facts=NoticeFacts(tool_name="tool", is_error=is_error, reference=reference),
     )
     check_truncation(raw, cut, budget=budget, counter=counter, reference=reference)
 

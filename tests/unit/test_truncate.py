@@ -10,7 +10,7 @@ import pytest
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import Fence
+from langchain_result_layer.core.render import Fence, NoticeFacts
 from langchain_result_layer.core.tokens import (
     ApproximateTokenCounter,
     TiktokenCounter,
@@ -42,9 +42,14 @@ def numbered(n: int, fmt: str = "line {i}: something happened here") -> str:
     return "".join(fmt.format(i=i) + "\n" for i in range(1, n + 1))
 
 
+_FACTS = frozenset({"tool_name", "is_error", "reference", "store_note", "fetch_tool_name"})
+
+
 def cut_of(raw: str, budget: Budget, counter: TokenCounter = EXACT, **kw: object) -> TextTruncation:
-    cut = truncate_text(raw, budget=budget, counter=counter, **kw)  # type: ignore[arg-type]
-    check_truncation(raw, cut, budget=budget, counter=counter, reference=kw.get("reference"))  # type: ignore[arg-type]
+    facts = NoticeFacts(**{k: v for k, v in kw.items() if k in _FACTS})  # type: ignore[arg-type]
+    rest = {k: v for k, v in kw.items() if k not in _FACTS}
+    cut = truncate_text(raw, budget=budget, counter=counter, facts=facts, **rest)  # type: ignore[arg-type]
+    check_truncation(raw, cut, budget=budget, counter=counter, reference=facts.reference)
     return cut
 
 
@@ -85,7 +90,8 @@ def test_fill_on_real_logs(corpus: Path, counter: TokenCounter) -> None:
     for path in paths:
         raw = path.read_text(encoding="utf-8", errors="replace")
         budget = Budget(tokens=2_000, chars=400_000)
-        cut = truncate_text(raw, budget=budget, counter=counter, reference=REF, is_error=True)
+        facts = NoticeFacts(reference=REF, is_error=True)
+        cut = truncate_text(raw, budget=budget, counter=counter, facts=facts)
         check_truncation(raw, cut, budget=budget, counter=counter, reference=REF)
         if cut.truncated:
             fills.append(cut.tokens / budget.tokens)
@@ -366,8 +372,7 @@ def test_50_mb_input_is_handled(tmp_path: Path) -> None:
         raw,
         budget=Budget(tokens=38_400, chars=400_000),
         counter=EXACT,
-        reference=REF,
-        is_error=True,
+        facts=NoticeFacts(reference=REF, is_error=True),
     )
     assert cut.tokens <= 38_400
     assert cut.segments[0].start == 0

@@ -40,6 +40,7 @@ __all__ = [
     "DEFAULT_FETCH_TOOL_NAME",
     "IMITATION_NOTE",
     "Fence",
+    "NoticeFacts",
     "equal_cost_fence",
     "fetch_call",
     "format_line_ranges",
@@ -51,6 +52,30 @@ __all__ = [
 ]
 
 DEFAULT_FETCH_TOOL_NAME = "fetch_tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeFacts:
+    """What a view's header and notice say about a result besides its sizes.
+
+    Example:
+        ```python
+        facts = NoticeFacts(tool_name="run_sql", is_error=True)
+        assert facts.reference is None and facts.fetch_tool_name == DEFAULT_FETCH_TOOL_NAME
+        ```
+    """
+
+    tool_name: str | None = None
+    """The tool that produced the result, named in the header."""
+    is_error: bool = False
+    """Whether the tool reported an error (`status="error"`), said in the header."""
+    reference: Reference | None = None
+    """Reference to the stored raw result, quoted in the notice (`None`: not stored)."""
+    store_note: str | None = None
+    """What the notice says instead when there is no reference (for example why saving failed)."""
+    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME
+    """Name of the fetch tool in the notice's "read more" call."""
+
 
 _NONCE_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 

@@ -45,8 +45,8 @@ from langchain_result_layer.core.evidence import ErrorLine, find_error_lines, ha
 from langchain_result_layer.core.normalize import clean_for_display, safe_cut
 from langchain_result_layer.core.reference import Reference
 from langchain_result_layer.core.render import (
-    DEFAULT_FETCH_TOOL_NAME,
     Fence,
+    NoticeFacts,
     equal_cost_fence,
     fetch_call,
     format_line_ranges,
@@ -549,11 +549,7 @@ class _RenderContext:
     fence: Fence
     total_chars: int
     total_lines: int
-    tool_name: str | None
-    status: str
-    reference: Reference | None
-    store_note: str | None
-    fetch_tool_name: str
+    facts: NoticeFacts
     suggest_lines: int
 
 
@@ -592,8 +588,8 @@ def _next_reference(
 
 
 def _header(ctx: _RenderContext, segments: Sequence[Segment], truncated: bool) -> str:
-    name = f" `{ctx.tool_name}`" if ctx.tool_name else ""
-    status = " (status: error)" if ctx.status == "error" else ""
+    name = f" `{ctx.facts.tool_name}`" if ctx.facts.tool_name else ""
+    status = " (status: error)" if ctx.facts.is_error else ""
     size = f"{plural(ctx.total_chars, 'char')}, {plural(ctx.total_lines, 'line')}"
     if not truncated:
         return f"[Tool result{name}{status}: {size}; shown in full.]"
@@ -619,13 +615,14 @@ def _notice(ctx: _RenderContext, omitted: Sequence[OmittedRange], *, normalised:
         f"({plural(whole, 'whole line')}): {format_line_ranges(omitted)}."
     )
     text += "".join(notes)
-    if ctx.reference is not None:
-        text += f" Full result: {ctx.reference}."
-        nxt = _next_reference(omitted, ctx.reference, ctx.suggest_lines)
+    facts = ctx.facts
+    if facts.reference is not None:
+        text += f" Full result: {facts.reference}."
+        nxt = _next_reference(omitted, facts.reference, ctx.suggest_lines)
         if nxt is not None:
-            text += f" Read more: {fetch_call(nxt, tool_name=ctx.fetch_tool_name)}."
-    elif ctx.store_note:
-        text += f" {ctx.store_note.strip()}"
+            text += f" Read more: {fetch_call(nxt, tool_name=facts.fetch_tool_name)}."
+    elif facts.store_note:
+        text += f" {facts.store_note.strip()}"
     else:
         text += " The full result was not saved, so the omitted part cannot be fetched."
     return text + "]"
@@ -660,14 +657,14 @@ def _render(
 
 def _minimal(ctx: _RenderContext, budget: Budget, counter: TokenCounter) -> str:
     """Last resort: a notice without content, as complete as the budget allows."""
-    ref = ctx.reference
+    ref = ctx.facts.reference
     size = f"{plural(ctx.total_chars, 'char')}, {plural(ctx.total_lines, 'line')}"
-    name = f" `{ctx.tool_name}`" if ctx.tool_name else ""
+    name = f" `{ctx.facts.tool_name}`" if ctx.facts.tool_name else ""
     candidates = []
     if ref is not None:
         candidates.append(
             f"[Tool result{name} omitted: {size}; too large for this budget. Full result: "
-            f"{ref}. Read it with {fetch_call(ref, tool_name=ctx.fetch_tool_name)}.]"
+            f"{ref}. Read it with {fetch_call(ref, tool_name=ctx.facts.fetch_tool_name)}.]"
         )
         candidates.append(f"[Tool result omitted ({size}). Full result: {ref}.]")
     else:
@@ -701,11 +698,7 @@ def truncate_text(
     counter: TokenCounter,
     profile: TruncationProfile = PLAIN_TEXT_PROFILE,
     head_fraction: float | None = None,
-    is_error: bool = False,
-    reference: Reference | None = None,
-    store_note: str | None = None,
-    tool_name: str | None = None,
-    fetch_tool_name: str = DEFAULT_FETCH_TOOL_NAME,
+    facts: NoticeFacts | None = None,
     fence: Fence | None = None,
     error_windows: bool = True,
 ) -> TextTruncation:
@@ -723,11 +716,9 @@ def truncate_text(
         counter: The token counter the budget is measured with.
         profile: The view's head/tail split and whether error lines are evidence.
         head_fraction: Overrides the profile's head share (0-1).
-        is_error: The tool reported an error (`status="error"`): use the error-aware split.
-        reference: Reference to the stored raw result, quoted in the notice.
-        store_note: What to say when there is no reference (for example why saving failed).
-        tool_name: Tool name for the header.
-        fetch_tool_name: Name of the fetch tool in the "read more" call.
+        facts: What the header and notice say about the result: its tool, whether it is an
+            error (`is_error` also selects the error-aware split), its reference or why it
+            was not stored, and the fetch tool of the "read more" call (none by default).
         fence: The fence to use (by default a fresh random one that costs what
             `CANONICAL_FENCE` costs, so the view does not depend on the nonce; replaced by
             another such fence if the kept text contains its nonce).
@@ -747,22 +738,19 @@ def truncate_text(
     """
     n = len(raw)
     index = LineIndex(raw)
+    facts = facts or NoticeFacts()
     ctx = _RenderContext(
         fence=fence or equal_cost_fence(counter),
         total_chars=n,
         total_lines=index.total_lines,
-        tool_name=_clean_tool_name(tool_name),
-        status="error" if is_error else "success",
-        reference=reference,
-        store_note=store_note,
-        fetch_tool_name=fetch_tool_name,
+        facts=replace(facts, tool_name=_clean_tool_name(facts.tool_name)),
         suggest_lines=100,
     )
     if n == 0:
         return _empty(ctx, budget, counter)
     frame = _frame(raw, index, ctx, budget, counter)
     evidence = profile.error_evidence
-    error_mode = is_error or (
+    error_mode = facts.is_error or (
         evidence and has_error_evidence(raw, max_chars=min(n, _ERROR_SCAN_TAIL))
     )
     candidates: list[ErrorLine] = []
@@ -777,7 +765,7 @@ def truncate_text(
     )
     plan = _Plan(raw=raw, index=index, meter=frame.meter, shares=shares, candidates=candidates)
     best = _fit(plan, frame, ctx, budget, counter)
-    follow = reference
+    follow = facts.reference
     if best is None:  # not even a line fits: the notice alone, with no "read more" offer
         text = _minimal(ctx, budget, counter)
         best = _Fitted(text, [], [omitted_between(raw, index, 0, n)], counter.count(text), ctx)
@@ -801,7 +789,8 @@ def truncate_text(
 
 
 def _empty(ctx: _RenderContext, budget: Budget, counter: TokenCounter) -> TextTruncation:
-    text = f"[Tool result{f' `{ctx.tool_name}`' if ctx.tool_name else ''}: empty.]"
+    name = ctx.facts.tool_name
+    text = f"[Tool result{f' `{name}`' if name else ''}: empty.]"
     if len(text) > budget.chars or counter.count(text) > budget.tokens:
         text = _minimal(ctx, budget, counter)
     return TextTruncation(

@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from langchain_result_layer.core.jsonable import to_json_text
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import fetch_call
+from langchain_result_layer.core.render import NoticeFacts, fetch_call
 from langchain_result_layer.core.truncate import (
     PLAIN_TEXT_PROFILE,
     TextTruncation,
@@ -176,11 +176,13 @@ class TextView(ResultViewBuilder):
             counter=ctx.counter,
             profile=self.profile,
             head_fraction=ctx.head_fraction,
-            is_error=ctx.is_error,
-            reference=reference,
-            store_note=ctx.store_note,
-            tool_name=ctx.tool_name,
-            fetch_tool_name=ctx.fetch_tool_name,
+            facts=NoticeFacts(
+                tool_name=ctx.tool_name,
+                is_error=ctx.is_error,
+                reference=reference,
+                store_note=ctx.store_note,
+                fetch_tool_name=ctx.fetch_tool_name,
+            ),
         )
         view = text_result_view(cut, kind=self.kind, raw=raw, ctx=ctx, reference=reference)
         return Rendered(content=cut.text, view=view)
