@@ -251,19 +251,26 @@ def _failure_list_log(entries: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _marked_lines(content: str) -> list[tuple[int, str]]:
-    """(line number, shown text) of every line under a section marker, as the markers name them."""
+def marked_lines(content: str) -> list[tuple[int, str]]:
+    """(line number, shown text) of every line under a window marker, as the markers name them.
+
+    Lines under other markers (a log view's summary tables) are left out.
+    """
     nonce, _, body, _ = fence_parts(content)
-    marker = re.compile(rf"\[{re.escape(nonce)}: lines? ([\d, -]+)\]$")
+    window = re.compile(rf"\[{re.escape(nonce)}: lines? ([\d, -]+)\]$")
+    other = f"[{nonce}: "
     out: list[tuple[int, str]] = []
-    numbers: list[int] = []
+    numbers: list[int] | None = None  # None: under no window marker
     for line in body.strip("\n").split("\n"):
-        found = marker.match(line)
-        if found is not None:
+        found = window.match(line)
+        if found is not None or line.startswith(other):
             assert not numbers, f"a marker names more lines than follow it: {numbers}"
-            for part in found.group(1).split(", "):
+            numbers = [] if found is not None else None
+            for part in found.group(1).split(", ") if found is not None else ():
                 first, _, last = part.partition("-")
                 numbers += range(int(first), int(last or first) + 1)
+            continue
+        if numbers is None:
             continue
         assert numbers, f"a line under no marker: {line!r}"
         out.append((numbers.pop(0), line))
@@ -279,7 +286,7 @@ def test_single_lines_in_a_row_share_one_marker() -> None:
     assert_fits(content, ctx)
     assert_fence_unforgeable(content)
     raw = log.split("\n")
-    shown = _marked_lines(content)
+    shown = marked_lines(content)
     # Every marker names its lines exactly, in order: each shown line is that line of the log.
     assert shown
     assert all(raw[number - 1] == text for number, text in shown)

@@ -11,13 +11,15 @@ import pytest
 from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._templates import mask_line, message_offset, mine_templates
 from langchain_result_layer.views._timestamps import detect_format, time_range, time_range_of_parts
+from langchain_result_layer.views.command import SINGLES_PER_SECTION
 from langchain_result_layer.views.logs import (
     EXACT_FACTS_LINES,
     TEMPLATE_SAMPLE_LINES,
     LogView,
     level_of,
 )
-from tests.views.conftest import assert_fence_unforgeable, assert_fits, make_ctx
+from tests.views.conftest import assert_fence_unforgeable, assert_fits, fence_parts, make_ctx
+from tests.views.test_command import marked_lines
 
 VIEW = LogView()
 
@@ -207,3 +209,30 @@ def test_time_range_of_parts_matches_the_whole() -> None:
     assert sparse.first == whole.first if whole else False
     assert sparse.last == ("2024-03-01 10:08:19", 500)
     assert time_range_of_parts([(1, "no stamp"), (2, "none here")]) is None
+
+
+def test_log_view_scattered_errors_share_markers() -> None:
+    """Errors far apart are single-line windows; in a row, they share one section marker."""
+    lines = [
+        f"2024-05-01 10:{i // 60:02d}:{i % 60:02d} INFO worker {i % 7} heartbeat ok"
+        for i in range(3_000)
+    ]
+    for k in range(40):
+        at = 200 + 70 * k
+        lines[at] = f"2024-05-01 11:00:{k:02d} ERROR store{k}: write of block {k} failed (disk {k})"
+    log = "\n".join(lines) + "\n"
+    assert choose_view(log).kind == "log"
+    ctx = make_ctx("log", tokens=1_500)
+    out = VIEW.render(VIEW.prepare(log), ctx)
+    content = str(out.content)
+    assert_fits(content, ctx)
+    assert_fence_unforgeable(content)
+    shown = marked_lines(content)
+    assert shown
+    raw = log.split("\n")
+    assert all(raw[number - 1] == text for number, text in shown)
+    windows = [item for item in out.view.items if item["type"] == "window"]
+    singles = [w for w in windows if w["start_line"] == w["end_line"]]
+    assert len(singles) >= 10
+    nonce = fence_parts(content)[0]
+    assert content.count(f"[{nonce}: line") < len(windows) - len(singles) // SINGLES_PER_SECTION
