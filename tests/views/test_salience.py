@@ -319,3 +319,46 @@ def test_the_first_error_outside_a_known_failed_step_is_not_raised() -> None:
     fetch = next(ln for ln, t in analysis.texts.items() if t.startswith("E: Failed to fetch"))
     own = analysis.own[fetch]
     assert analysis.priority[fetch] < own  # damped as outside the failed step, not re-raised
+
+
+def _lint_log(banner: list[str]) -> str:
+    """A lint step: a banner above twenty indented errors, then the verdict."""
+    lines = [
+        "$ npm test",
+        *[f"compiling module {i} of 200" for i in range(200)],
+        "",
+        *banner,
+        *[f"  /src/lib/file{i}.js:{i + 3}:7: Missing semicolon." for i in range(20)],
+        "npm ERR! Test failed.  See above for more details.",
+        'The command "npm test" exited with 1.',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_two_line_header_above_a_long_list_of_errors_ranks_with_its_first_lines() -> None:
+    """The banner's both lines rank right after the list's first entries, not after all 20."""
+    banner = [
+        "lint: Use Lint Style (https://lint.example)",
+        "lint: Run `lint --fix` to automatically fix some problems.",
+    ]
+    text = _lint_log(banner)
+    analysis = analyse(text)
+    ranked = analysis.ranked()
+    entries = [ln for ln, t in analysis.texts.items() if "Missing semicolon" in t]
+    assert len(entries) == 20
+    for header in banner:
+        line = next(ln for ln, t in analysis.texts.items() if t == header)
+        assert ranked.index(line) < 10, header
+    shown = _command_view_text(text, tokens=500)
+    assert all(header in shown for header in banner)
+
+
+def test_a_long_unindented_run_above_a_block_is_not_its_header() -> None:
+    """Only the last line of a run of passed steps heads the indented errors under it."""
+    steps = [f"* checking part {i} ... OK" for i in range(6)]
+    text = _lint_log([*steps, "* checking lint ..."])
+    analysis = analyse(text)
+    header = next(ln for ln, t in analysis.texts.items() if t == "* checking lint ...")
+    above = header - 1
+    assert analysis.text(above) == "* checking part 5 ... OK"
+    assert analysis.priority.get(above, 0.0) < 0.5 * analysis.priority[header]

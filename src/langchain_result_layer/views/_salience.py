@@ -158,7 +158,14 @@ class SalienceSettings:
     """How far above an indented anchor its unindented header is looked for."""
 
     header_share: float = 0.7
-    """Share of the anchor's weight the header above an indented report gets."""
+    """Share of the anchor's weight the header above an indented report gets; `n` anchors
+    of one block give it `1 - (1 - share) ** n` of the latest one's (a header over a long
+    list ranks near the list's first line, one over a single error below its context)."""
+
+    header_paragraph: int = 3
+    """A header of at most this many unindented lines after a blank line is read whole (a
+    tool's two-line banner above its indented errors); a longer unindented run above the
+    block is other output, and only its last line is the header."""
 
     # --- floors
     tail_floor: float = 6.5
@@ -896,6 +903,8 @@ class _Work:
     """Display texts of the lines given a priority so far (filled as they are read)."""
     settings: SalienceSettings
     out: _Priorities = field(default_factory=_Priorities)
+    headed: dict[int, int] = field(default_factory=dict)
+    """How many anchors each header line heads so far (`_header_above`)."""
 
     def show(self, line_no: int, value: float, role: Role, text: str | None = None) -> None:
         """Offer a priority to a line, keeping its text."""
@@ -1035,17 +1044,49 @@ def _in_test_code(frame: str) -> bool:
 
 
 def _header_above(work: _Work, line_no: int, score: float) -> None:
-    """The header of an indented report (`standard: ...` above its indented errors)."""
+    """The header of an indented report (`standard: ...` above its indented errors).
+
+    The header is the nearest unindented line above the anchor, with the unindented lines
+    just above it when they form a short paragraph (`_header_paragraph`). It gets
+    `header_share` of the anchor's weight, and each further anchor of the block under it
+    raises that share (`1 - (1 - share) ** n` for `n` anchors): the header of a long list
+    of errors comes right after the list's first lines, not after all of them.
+    """
+    settings = work.settings
     text0 = work.texts.get(line_no) or work.lines.text(line_no) or ""
     if text0[:1] not in (" ", "\t"):
         return
-    for ln in range(line_no - 1, max(0, line_no - work.settings.header_span), -1):
+    for ln in range(line_no - 1, max(0, line_no - settings.header_span), -1):
         nearby = work.lines.text(ln)
         if nearby is None:
             return
         if nearby.strip() and nearby[:1] not in (" ", "\t"):
-            work.show(ln, score * work.settings.header_share, "context", nearby)
+            anchors = work.headed[ln] = work.headed.get(ln, 0) + 1
+            value = score * (1.0 - (1.0 - settings.header_share) ** anchors)
+            for header, text in _header_paragraph(work, ln, nearby):
+                work.show(header, value, "context", text)
+                value *= settings.continuation_decay
             return
+
+
+def _header_paragraph(work: _Work, header: int, text: str) -> list[tuple[int, str]]:
+    """The header line, then the lines above it that open its paragraph (nearest first).
+
+    A header of a few unindented lines after a blank line (a tool's banner, `lint: Use Lint
+    Style` / `lint: Run lint --fix ...`) is read whole; an unindented run of
+    more than `header_paragraph` lines above the block is other output (the steps that
+    passed before it), so only its last line is the header.
+    """
+    out = [(header, text)]
+    limit = work.settings.header_paragraph
+    for ln in range(header - 1, header - limit - 1, -1):
+        above = work.lines.text(ln)
+        if above is None or not above.strip():
+            return out
+        if above[:1] in (" ", "\t") or len(out) == limit:
+            return out[:1]
+        out.append((ln, above))
+    return out[:1]
 
 
 def _before(work: _Work, line_no: int, score: float) -> None:
