@@ -88,7 +88,7 @@ class LineMemoCounter:
         ```
     """
 
-    __slots__ = ("_additive", "_piece_chars", "_pieces", "_whole", "exact", "inner", "name")
+    __slots__ = ("_by_piece", "_piece_chars", "_pieces", "_whole", "exact", "inner", "name")
 
     def __init__(self, inner: TokenCounter) -> None:
         """Wrap `inner` (a `LineMemoCounter` is unwrapped first).
@@ -103,7 +103,10 @@ class LineMemoCounter:
         """The wrapped counter's name."""
         self.exact: bool = inner.exact
         """Whether the wrapped counter is exact."""
-        self._additive = is_additive(inner)
+        self._by_piece: TiktokenCounter | None = (
+            inner if isinstance(inner, TiktokenCounter) and is_additive(inner) else None
+        )
+        """The counter whose counts add up over pieces, or `None` (counted text by text)."""
         self._pieces: dict[str, int] = {}
         self._piece_chars = 0
         self._whole: dict[str, int] = {}
@@ -120,7 +123,8 @@ class LineMemoCounter:
         known = self._whole.get(text)
         if known is not None:
             return known
-        if self._additive and len(text) >= _MIN_CHARS:
+        by_piece = self._by_piece
+        if by_piece is not None and len(text) >= _MIN_CHARS:
             if self._piece_chars > _MAX_PIECE_CHARS:
                 self._pieces, self._piece_chars = {}, 0
             memo = self._pieces
@@ -133,8 +137,7 @@ class LineMemoCounter:
                 new = list(
                     dict.fromkeys(p for p, n in zip(parts, counts, strict=True) if n is None)
                 )
-                inner = cast("TiktokenCounter", self.inner)  # `is_additive`: a tiktoken counter
-                found = inner.count_each([piece + "\n" for piece in new])
+                found = by_piece.count_each([piece + "\n" for piece in new])
                 memo.update(zip(new, found, strict=True))
                 self._piece_chars += sum(map(len, new))
                 counts = list(map(memo.__getitem__, parts))
