@@ -306,10 +306,27 @@ def test_cleanup_between_the_last_two_verdicts_gets_no_pre_verdict_floor() -> No
         "Done. Your build exited with 1.",
     ]
     analysis = analyse("\n".join(lines) + "\n")
-    upload = next(ln for ln, t in analysis.texts.items() if t == "uploading cache part 2")
+    upload = lines.index("uploading cache part 2") + 1  # with a priority or not
     failed = next(ln for ln, t in analysis.texts.items() if t.startswith("test_parser FAILED"))
     assert analysis.priority.get(upload, 0.0) < SalienceSettings().pre_verdict_floor * 0.5
     assert analysis.priority[failed] > analysis.priority.get(upload, 0.0)
+
+
+def test_the_failed_steps_last_output_outranks_the_closing_lines_after_its_verdict() -> None:
+    """The tail floor is a fallback: the output before the verdict comes first."""
+    lines = [
+        "$ make spec",
+        *[f"compiling module {i} of 400" for i in range(400)],
+        "None of your spec sources contain a single example.",
+        'The command "make spec" exited with 1.',
+        *[f"uploading cache part {i}" for i in range(6)],
+        "cache uploaded",
+    ]
+    ranked = analyse("\n".join(lines) + "\n").ranked()
+    last = len(lines)
+    before_verdict = [lines.index(t) + 1 for t in lines[399:402]]  # the step's last 3 lines
+    assert ranked[0] == lines.index(lines[402]) + 1  # the verdict
+    assert all(ranked.index(ln) < ranked.index(last) for ln in before_verdict)
 
 
 def test_the_first_error_outside_a_known_failed_step_is_not_raised() -> None:
