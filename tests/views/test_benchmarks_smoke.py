@@ -160,3 +160,21 @@ def test_evidence_recall_depth_loop(corpus: Path) -> None:
     assert kept[: len(depths)] == sorted(kept[: len(depths)])
     # Only tuned logs are read: no validation total, no case id.
     assert not any("validation" in row or "logchunks" in row for row in report)
+
+
+def test_ranking_fit_quick(corpus: Path) -> None:
+    from benchmarks import ranking_fit
+
+    items = ranking_fit.load(corpus, limit=3)
+    assert items
+    assert all(not evidence_recall.is_validation(item.case) for item in items)  # tuned only
+    for item in items:
+        assert len(item.x) == len(item.lines)
+        assert all(len(row) == len(ranking_fit.FEATURES) for row in item.x)
+    # No weight is today's ranking: the depth is `needle_depth`'s.
+    for item in items:
+        assert ranking_fit.depth_of(item, {}) == evidence_recall.needle_depth(item.case)
+    report = ranking_fit.report(corpus, {}, limit=3)
+    assert "today's ranking (w = 0)" in report
+    assert "coordinate ascent" in report
+    assert "single role_tail" in report
