@@ -6,10 +6,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.budget import Budget
+from langchain_result_layer.core.tokens import TiktokenCounter
 from langchain_result_layer.views._layout import largest_fitting
 from langchain_result_layer.views._lines import (
+    _SAMPLE_CHARS,
     LineLimits,
     LineTexts,
+    _OrderCosts,
+    _sample_ratio,
     sample_lines,
     showing_order,
     spread,
@@ -203,3 +207,29 @@ def test_a_gap_of_a_few_short_lines_joins_two_shown_lines() -> None:
     long_analysis = analyse(long)
     long_texts = LineTexts(long_analysis, LineLimits(), anchors=())
     assert showing_order(long_analysis, [10, 13], long_texts) == [10, 13]  # 300 chars: too long
+
+
+def test_the_fit_ratio_is_read_from_a_sample_of_about_sample_chars() -> None:
+    """The characters-per-token guess reads a spread sample of `_SAMPLE_CHARS`, not a few lines."""
+    text = "".join(f"step {i}: compiled module_{i} in {i % 97} ms\n" for i in range(1, 6_001))
+    analysis = analyse(text)
+    texts = LineTexts(analysis, LineLimits(), anchors=())
+    order = list(range(1, 6_001))
+    costs = _OrderCosts(order, texts, room=10**9)
+    costs.reach(10**9)
+    counted: list[str] = []
+
+    class Recording:
+        name, exact = "recording", True
+
+        def count(self, text: str) -> int:
+            counted.append(text)
+            return TiktokenCounter().count(text)
+
+    ratio = _sample_ratio(order, texts, Recording(), costs, costs.top)
+    (sample,) = counted
+    assert _SAMPLE_CHARS * 0.8 <= len(sample) <= _SAMPLE_CHARS * 1.2
+    assert "step 1:" in sample  # spread from the top ...
+    assert "step 59" in sample  # ... to the end
+    whole = "\n".join(texts.shown(ln).text for ln in order)
+    assert abs(ratio - len(whole) / TiktokenCounter().count(whole)) < 0.05 * ratio

@@ -446,7 +446,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     return out
 
 
-_FIT_TARGET = 0.97
+_FIT_TARGET = 0.98
 _MAX_CHARS_PER_TOKEN = 6
 _MAX_PROBES = 8
 _MAX_STUCK = 6
@@ -570,7 +570,7 @@ def _sample_ratio(
     top = min(top, costs.top)
     if top <= 0:
         return 3.5
-    step = max(1, int(top * _SAMPLE_CHARS / max(1, costs.chars[top])))
+    step = max(1, costs.chars[top] // _SAMPLE_CHARS)
     sample = "\n".join(texts.shown(order[i]).text for i in range(0, top, step))
     return max(1.0, len(sample) / max(1, counter.count(sample)))
 
