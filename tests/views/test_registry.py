@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from langchain_result_layer.core.reference import PLAIN_KIND, known_kinds
 from langchain_result_layer.core.view import ResultView
@@ -23,6 +27,8 @@ from langchain_result_layer.views import (
     register_view,
     registered_views,
 )
+from langchain_result_layer.views.logs import LogView
+from langchain_result_layer.views.registry import FALLBACK_KIND, SNIFF_THRESHOLD, sniff_ceiling
 
 TABLE = "id,name\n" + "".join(f"{i},n{i}\n" for i in range(100))
 
@@ -135,3 +141,95 @@ def test_register_view_changes_the_default_from_many_threads() -> None:
     assert get_view("user_0") is registered_views()["user_0"]
     with pytest.raises(ValueError, match="already registered"):
         register_view(_Scored("user_0", 0.0), replace=False)
+
+
+def _ceilinged(kind: str, score: float, ceiling: float) -> ResultViewBuilder:
+    """A `_Scored` view whose class declares `ceiling` for its own `sniff`."""
+    klass = type(f"Ceiling_{kind}", (_Scored,), {"sniff": _Scored.sniff, "sniff_ceiling": ceiling})
+    view: ResultViewBuilder = klass(kind, score)
+    return view
+
+
+def _naive_choice(registry: ViewRegistry, payload: object) -> str:
+    """The rule `choose` implements: every view asked in order, the first best above 0.5 wins."""
+    best, best_score = FALLBACK_KIND, SNIFF_THRESHOLD
+    for view in registry._order:
+        score = view.sniff(payload)
+        if score > best_score:
+            best, best_score = view.kind, score
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scored=st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 1.0]),
+            st.sampled_from([0.0, 0.1, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 1.0]),
+        ),
+        max_size=8,
+    ),
+    builtins=st.booleans(),
+)
+def test_views_are_chosen_as_if_every_view_were_asked_in_order(
+    scored: list[tuple[float, float]], builtins: bool
+) -> None:
+    """Skipping views by their ceiling picks what asking every view in order would."""
+    views = [
+        _ceilinged(f"v{i}", min(score, ceiling), ceiling)
+        for i, (score, ceiling) in enumerate(scored)
+    ]
+    registry = (ViewRegistry.builtin() if builtins else ViewRegistry()).with_views(*views)
+    for payload in ("ok\n" * 20 + "error: disk full\nexit code 2\n", TABLE, "x", b"\x00"):
+        assert registry.choose(payload).kind == _naive_choice(registry, payload)
+
+
+def test_a_view_that_cannot_beat_the_best_is_not_asked() -> None:
+    """A view whose ceiling is below the best score so far is not asked; one that may tie is."""
+    asked: list[str] = []
+
+    class Counted(_Scored):
+        sniff_ceiling = 0.6
+
+        def sniff(self, payload: object) -> float:
+            asked.append(self.kind)
+            return 0.6
+
+    sure = _ceilinged("sure", 0.9, 0.9)
+    assert ViewRegistry([Counted("low", 0.6), sure]).choose("x").kind == "sure"
+    assert asked == []
+    assert (
+        ViewRegistry([Counted("low", 0.6), _ceilinged("tie", 0.6, 0.9)]).choose("x").kind == "low"
+    )
+    assert asked == ["low"]  # it ties the best and comes first: asked, and chosen
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        return fh.read()
+
+
+def test_builtin_views_stay_under_their_sniff_ceilings_on_the_corpus(corpus: Path) -> None:
+    """Every built-in view's declared ceiling holds on every corpus result (and the choice too)."""
+    registry = ViewRegistry.builtin()
+    with open(corpus / "cases.jsonl", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    payloads: list[object] = [_read(corpus / row["path"]) for row in rows]
+    payloads += [b"\x89PNG\r\n\x1a\n", [{"id": 1}, {"id": 2}], {"a": 1}, [], "", "x"]
+    payloads += [[{"type": "text", "text": "hi"}], '{"a": 1}', "[1, 2]", TABLE]
+    for payload in payloads:
+        for view in registry.values():
+            assert view.sniff(payload) <= sniff_ceiling(view), view.kind
+        assert registry.choose(payload).kind == _naive_choice(registry, payload)
+
+
+def test_a_subclass_that_sniffs_anew_is_always_asked() -> None:
+    """A ceiling is the promise of the class that wrote `sniff`, not of its subclasses."""
+
+    class LouderLogs(LogView):
+        def sniff(self, payload: object) -> float:
+            return 0.99
+
+    assert sniff_ceiling(LogView()) == 0.8
+    assert sniff_ceiling(LouderLogs()) == 1.0
+    assert ViewRegistry.builtin().with_views(LouderLogs()).choose("x\n" * 50).kind == "log"

@@ -295,6 +295,12 @@ class ResultViewBuilder(ABC):
     """Whether the view places the store's notes (`ViewContext.cap_notes`) itself; otherwise
     the pipeline puts them after the rendered text."""
 
+    sniff_ceiling: ClassVar[float] = 1.0
+    """The highest score this class's own `sniff` can return. A registry does not ask a view
+    whose ceiling cannot beat the best score found so far (it could not be chosen); it counts
+    only when declared by the class that defines `sniff` (a subclass that overrides `sniff`
+    without declaring one is always asked)."""
+
     @abstractmethod
     def sniff(self, payload: object) -> float:
         """How likely `payload` is this kind: 0 (no) to 1 (certainly).

@@ -199,6 +199,7 @@ class BinaryView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "binary"
+    sniff_ceiling = 0.95
 
     def sniff(self, payload: object) -> float:
         """Bytes are binary."""

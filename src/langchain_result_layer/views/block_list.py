@@ -255,6 +255,7 @@ class BlockListView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "blocks"
+    sniff_ceiling = 0.99
     places_notes: ClassVar[bool] = True
 
     def sniff(self, payload: object) -> float:

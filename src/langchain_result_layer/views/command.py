@@ -350,6 +350,7 @@ class CommandView(SalienceView):
     """
 
     kind: ClassVar[str] = "command"
+    sniff_ceiling = 0.85
 
     def sniff(self, payload: object) -> float:
         """A CI build log, a stated exit status near the end, or a shell prompt at the start.

@@ -274,6 +274,7 @@ class FileView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "file"
+    sniff_ceiling = 0.7
 
     def sniff(self, payload: object) -> float:
         """Python or other source with several definitions, or a document with headings."""

@@ -831,6 +831,7 @@ class JsonView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "json"
+    sniff_ceiling = 0.9
 
     def sniff(self, payload: object) -> float:
         """Dicts and non-row lists; text that starts like a JSON object or array."""

@@ -313,6 +313,7 @@ class LogView(SalienceView):
     """
 
     kind: ClassVar[str] = "log"
+    sniff_ceiling = 0.8
 
     def sniff(self, payload: object) -> float:
         """Most lines of the start start with a timestamp or carry a level."""

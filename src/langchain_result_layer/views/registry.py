@@ -54,6 +54,7 @@ __all__ = [
     "get_view",
     "register_view",
     "registered_views",
+    "sniff_ceiling",
 ]
 
 logger = logging.getLogger(__name__)
@@ -128,7 +129,7 @@ class ViewRegistry(Mapping[str, ResultViewBuilder]):
         ```
     """
 
-    __slots__ = ("_order", "_views")
+    __slots__ = ("_order", "_sniffing", "_views")
 
     def __init__(self, views: Iterable[ResultViewBuilder] = ()) -> None:
         by_kind: dict[str, ResultViewBuilder] = {}
@@ -139,6 +140,11 @@ class ViewRegistry(Mapping[str, ResultViewBuilder]):
         added = [view for kind, view in by_kind.items() if kind not in BUILTIN_KINDS]
         built_in = [by_kind[kind] for kind in BUILTIN_KINDS if kind in by_kind]
         self._order: tuple[ResultViewBuilder, ...] = (*added, *built_in)
+        ranked = sorted(enumerate(self._order), key=lambda iv: -sniff_ceiling(iv[1]))
+        self._sniffing: tuple[tuple[int, float, ResultViewBuilder], ...] = tuple(
+            (i, sniff_ceiling(view), view) for i, view in ranked
+        )
+        """The views with their place in `_order` and their ceiling, highest ceiling first."""
 
     @classmethod
     def builtin(cls) -> ViewRegistry:
@@ -230,15 +236,47 @@ class ViewRegistry(Mapping[str, ResultViewBuilder]):
             return view
         best: ResultViewBuilder = self._views.get(FALLBACK_KIND) or TextView()
         best_score = SNIFF_THRESHOLD
-        for view in self._order:
+        best_at = -1  # a view must beat the threshold: it wins no tie with it
+        # The most confident view wins, the first in `_order` on a tie. Views are asked
+        # highest ceiling first, and one that could neither beat nor tie-and-precede the best
+        # so far is not asked: the same choice as asking every view in order.
+        for at, ceiling, view in self._sniffing:
+            if ceiling < best_score or (ceiling == best_score and at > best_at):
+                continue
             try:
                 score = float(view.sniff(payload))
             except Exception:
                 logger.warning("view %r failed to sniff; skipped", view.kind, exc_info=True)
                 continue
-            if score > best_score:
-                best, best_score = view, score
+            if score > best_score or (score == best_score and at < best_at):
+                best, best_score, best_at = view, score, at
         return best
+
+
+def sniff_ceiling(view: ResultViewBuilder) -> float:
+    """The highest score `view.sniff` can return (1.0 unless the class defining it says less).
+
+    Args:
+        view: A view.
+
+    Returns:
+        The `sniff_ceiling` declared by the class that defines the view's `sniff`.
+
+    Example:
+        ```python
+        from langchain_result_layer.views.logs import LogView
+
+        class LouderLogs(LogView):
+            def sniff(self, payload: object) -> float:
+                return 0.99
+
+        assert sniff_ceiling(LogView()) == 0.8 and sniff_ceiling(LouderLogs()) == 1.0
+        ```
+    """
+    for klass in type(view).__mro__:
+        if "sniff" in vars(klass):
+            return float(vars(klass).get("sniff_ceiling", 1.0))
+    return 1.0
 
 
 _DEFAULT = ViewRegistry.builtin()

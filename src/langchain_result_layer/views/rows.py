@@ -524,6 +524,7 @@ class RowsView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "rows"
+    sniff_ceiling = 0.95
     default_page_size: ClassVar[int] = 100
 
     # ------------------------------------------------------------------ sniff / prepare

@@ -300,6 +300,7 @@ class SearchView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "search"
+    sniff_ceiling = 0.85
 
     def sniff(self, payload: object) -> float:
         """Most lines of the start are hits (`path:line:`) or paths."""

@@ -150,6 +150,7 @@ class TextView(ResultViewBuilder):
     """
 
     kind: ClassVar[str] = "text"
+    sniff_ceiling = 0.05
     profile: TruncationProfile = PLAIN_TEXT_PROFILE
 
     def __init__(self, profile: TruncationProfile | None = None) -> None:
