@@ -529,6 +529,11 @@ _CONTINUATION_RE = re.compile(
     re.VERBOSE,
 )
 
+_CONTINUATION_STARTS = "aFfE>CA^~|-+@eR(#"
+"""The characters a line that `_CONTINUATION_RE` matches can start with, when it starts with
+no blank and holds no `:` (the `path.ext:12` branch reads anything up to its `:`; every other
+branch starts with a blank or, after none, with one of these)."""
+
 
 def is_continuation_line(line: str) -> bool:
     """Whether a line continues the report above it (stack frame, indented detail, diff).
@@ -546,7 +551,11 @@ def is_continuation_line(line: str) -> bool:
         assert not is_continuation_line("Downloading foo-1.2.jar")
         ```
     """
-    return _CONTINUATION_RE.match(line[:400]) is not None
+    head = line[:400]
+    first = head[:1]
+    if first in _CONTINUATION_STARTS or first.isspace() or ":" in head:
+        return _CONTINUATION_RE.match(head) is not None
+    return False  # most lines: no branch of the pattern can start here (no regex run)
 
 
 # --------------------------------------------------------------------------- line kinds
