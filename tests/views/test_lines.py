@@ -233,3 +233,26 @@ def test_the_fit_ratio_is_read_from_a_sample_of_about_sample_chars() -> None:
     assert "step 59" in sample  # ... to the end
     whole = "\n".join(texts.shown(ln).text for ln in order)
     assert abs(ratio - len(whole) / TiktokenCounter().count(whole)) < 0.05 * ratio
+
+
+def test_a_line_just_over_its_limit_is_shown_whole() -> None:
+    """A cut that would save at most a third of a line (less its marker) is not made."""
+    lines = ["a" * 140, "b" * 160, "c" * 400, *(f"step {i}" for i in range(20))]
+    analysis = analyse("\n".join(lines) + "\n")
+    limits = LineLimits(normal=100, error=100, anchor=100, anchors=0, slack=1.5)
+    texts = LineTexts(analysis, limits, anchors=())
+    assert texts.shown(1).text == "a" * 140  # 1.4x: whole
+    assert not texts.shown(1).cuts
+    assert texts.shown(2).cuts  # 1.6x: cut, to the limit itself (not 1.5x of it)
+    assert len(texts.shown(2).text) <= 100
+    assert len(texts.shown(3).text) <= 100
+    for line_no, raw in ((2, lines[1]), (3, lines[2])):
+        shown = texts.shown(line_no)
+        assert len(shown.text) - len(shown.cuts) + sum(c.chars for c in shown.cuts) == len(raw)
+    # A line the fit shortens is cut to its new room (at least 120 chars), whatever the slack.
+    assert texts.shorten(1)
+    assert texts.shown(1).cuts
+    assert len(texts.shown(1).text) <= 120
+    # Without slack (the default of `LineLimits`), a line over its limit is cut.
+    strict = LineTexts(analysis, LineLimits(normal=100, error=100, anchor=100), anchors=())
+    assert strict.shown(1).cuts

@@ -73,12 +73,15 @@ class LineLimits:
         error: Limit for error lines.
         anchor: Limit for the highest-priority lines (the error itself).
         anchors: How many of the top lines get the anchor limit.
+        slack: A line at most this many times its limit is shown whole (unless the fit
+            shortened it): a cut would save little more than its own marker costs.
     """
 
     normal: int = 500
     error: int = 1_500
     anchor: int = 3_000
     anchors: int = 3
+    slack: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +380,8 @@ class LineTexts:
                 cached = ShownLine(text=text)  # most lines: short, whatever their limit
             else:
                 limit = self.limit(line_no)
-                if len(text) <= limit:
+                whole = limit if line_no in self._limit else limit * self.limits.slack
+                if len(text) <= whole:  # short enough, or a cut would save little
                     cached = ShownLine(text=text)
                 else:
                     span = self.analysis.span(line_no)
