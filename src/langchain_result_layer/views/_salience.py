@@ -263,6 +263,11 @@ class SalienceSettings:
     anchor_lines: int = 3
     """How many of the top lines get the anchor share."""
 
+    whole_line_slack: float = 1.5
+    """A line at most this many times its limit is shown whole: a cut would save at most a
+    third of it, less its own marker (about 15 tokens), and the line would no longer be
+    readable as it stands (a long labelled failure line just over its limit)."""
+
     compact_budget_tokens: int = 1_500
     """Below this budget the error and anchor shares are `compact_line_factor` of the above,
     and the header and footer are shorter (one omitted range listed, not three): their fixed
