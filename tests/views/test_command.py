@@ -301,3 +301,35 @@ def test_single_lines_in_a_row_share_one_marker() -> None:
     assert sorted(n for n, _ in shown) == [
         n for w in windows for n in range(int(w["start_line"]), int(w["end_line"]) + 1)
     ]
+
+
+def _long_failure_log(length: int) -> tuple[str, str]:
+    """A build log whose failure is one line of about `length` characters."""
+    failure = "error: cannot resolve " + ", ".join(f"pkg/module_{i}@1.{i}" for i in range(200))
+    failure = failure[:length]
+    lines = [f"compiling unit {i} ok" for i in range(3_000)]
+    lines += [failure, "FAILED", 'The command "make" exited with 2.']
+    return "\n".join(lines) + "\n", failure
+
+
+def test_a_failure_line_just_over_its_limit_is_shown_whole() -> None:
+    """A cut that would save little more than its marker is not made (`whole_line_slack`)."""
+    from langchain_result_layer.views._salience import SalienceSettings
+
+    log, failure = _long_failure_log(900)
+    ctx = make_ctx("command", tokens=1_000)
+    strict = CommandView(salience=SalienceSettings(whole_line_slack=1.0))
+    cut = str(strict.render(strict.prepare(log), ctx).content)
+    assert failure not in cut  # cut within the line, as before
+    assert failure[:200] in cut
+    assert "in 1 cut marked with their raw range" in cut.rsplit("\n", 1)[-1]
+    out = VIEW.render(VIEW.prepare(log), ctx)
+    content = str(out.content)
+    assert_fits(content, ctx)
+    assert failure in content  # shown whole: about 1.25 times its limit
+    assert not any(w["clipped"] for w in out.view.items if w["type"] == "window")
+    # A line far over its limit is still cut within itself.
+    log, failure = _long_failure_log(4_000)
+    content = str(VIEW.render(VIEW.prepare(log), ctx).content)
+    assert failure not in content
+    assert failure[:200] in content

@@ -122,7 +122,13 @@ def _line_limits(ctx: ViewContext, sample: str, settings: SalienceSettings) -> L
     factor = settings.compact_line_factor if is_compact(ctx, settings) else 1.0
     error = max(normal, int(body * settings.error_line_share * factor))
     anchor = max(error, int(body * settings.anchor_line_share * factor))
-    return LineLimits(normal=normal, error=error, anchor=anchor, anchors=settings.anchor_lines)
+    return LineLimits(
+        normal=normal,
+        error=error,
+        anchor=anchor,
+        anchors=settings.anchor_lines,
+        slack=settings.whole_line_slack,
+    )
 
 
 def line_view(
