@@ -333,3 +333,23 @@ def test_a_failure_line_just_over_its_limit_is_shown_whole() -> None:
     content = str(VIEW.render(VIEW.prepare(log), ctx).content)
     assert failure not in content
     assert failure[:200] in content
+
+
+def test_the_notice_does_not_repeat_what_the_header_states() -> None:
+    """The header states the total lines; the notice states exactly what was left out."""
+    lines = [f"step {i} ok" for i in range(4_000)]
+    lines[2_500] = "error: check failed"
+    text = "\n".join(lines) + "\n"
+    for tokens in (1_000, 3_000):
+        ctx = make_ctx("command", tokens=tokens)
+        out = VIEW.render(VIEW.prepare(text), ctx)
+        content = str(out.content)
+        assert_fits(content, ctx)
+        header, footer = content.split("\n", 1)[0], content.rsplit("\n", 1)[-1]
+        assert "4,000 lines" in header
+        omitted = out.view.omitted
+        lines_out = sum(r.lines for r in omitted)
+        chars_out = sum(r.chars for r in omitted)
+        assert footer.startswith(f"[Omitted: {lines_out:,} lines ({chars_out:,} chars): ")
+        assert "4,000" not in footer
+        assert lines_out + out.view.shown == 4_000

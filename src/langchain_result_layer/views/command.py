@@ -621,7 +621,7 @@ def finish_line_layout(
         chars = sum(r.chars for r in omitted)
         lines = sum(r.lines for r in omitted)
         omitted_text = (
-            f"{plural(lines, 'line')} of {view.original_lines:,} ({plural(chars, 'char')}): "
+            f"{plural(lines, 'line')} ({plural(chars, 'char')}): "
             f"{format_line_ranges(omitted, limit=1 if compact else 3)}"
         )
     cuts = [cut for w in shown for line in w.lines for cut in line.cuts]
