@@ -43,10 +43,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks._common import corpus_path
 from benchmarks.evidence_recall import DEPTHS, Case, _build_logs, parse_settings, tuned_folds
+
+if TYPE_CHECKING:
+    from langchain_result_layer.views._salience import Analysis, SalienceSettings
 
 ROLES = ("exit", "error", "detail", "context", "tail", "fill")
 FEATURES = (
@@ -82,7 +85,7 @@ class Item:
 
     fold: int
     case: Case
-    analysis: Any
+    analysis: Analysis
     lines: list[int]
     log_priority: list[float]
     x: list[list[float]]
@@ -94,7 +97,7 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" \t"))
 
 
-def features(analysis: Any, raw_lines: Sequence[str]) -> tuple[list[int], list[list[float]]]:
+def features(analysis: Analysis, raw_lines: Sequence[str]) -> tuple[list[int], list[list[float]]]:
     """The candidate lines of an analysis (those with a priority) and their feature vectors."""
     from langchain_result_layer.views._salience import _fold, _group_key
 
@@ -145,7 +148,9 @@ def features(analysis: Any, raw_lines: Sequence[str]) -> tuple[list[int], list[l
     return lines, rows
 
 
-def load(corpus: Path, *, limit: int | None = None, salience: Any = None) -> list[Item]:
+def load(
+    corpus: Path, *, limit: int | None = None, salience: SalienceSettings | None = None
+) -> list[Item]:
     """Every tuned log, analysed by the view `choose_view` picks (never a validation log)."""
     from langchain_result_layer.core.tokens import TiktokenCounter
     from langchain_result_layer.views import choose_view
