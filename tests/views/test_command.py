@@ -21,6 +21,7 @@ from langchain_result_layer.core.evidence import (
     pattern_key,
 )
 from langchain_result_layer.core.reference import Reference
+from langchain_result_layer.core.render import format_line_ranges
 from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._salience import analyse
 from langchain_result_layer.views.command import SINGLES_PER_SECTION, CommandView
@@ -223,14 +224,29 @@ def test_small_budgets_get_a_compact_header_and_footer() -> None:
     prepared = view.prepare(text)
     small = make_ctx("command", tokens=1_000)
     large = make_ctx("command", tokens=3_000)
-    compact = str(view.render(prepared, small).content)
+    small_out = view.render(prepared, small)
+    compact = str(small_out.content)
     full = str(view.render(prepared, large).content)
     assert_fits(compact, small)
-    assert "first at line" not in compact.split("\n", 1)[0]
+    header = compact.split("\n", 1)[0]
+    assert "first at line" not in header
     assert "first at line" in full.split("\n", 1)[0]
+    # The compact header states the exit status and the line count, not where the status
+    # line is, the total characters or the window count (the markers count the windows).
+    assert "chars" not in header
+    assert "window" not in header
+    assert f"Shown: {small_out.view.shown:,} lines." in header
+    assert "windows of" in full.split("\n", 1)[0]
     footer = compact.rsplit("\n", 1)[-1]
-    assert footer.count("lines ") <= 2  # "N lines of M" and one range listed ...
-    assert "more range" in footer  # ... the rest counted
+    omitted = small_out.view.omitted
+    assert len(omitted) > 1
+    # The compact notice counts the omitted ranges exactly (the markers name the shown
+    # lines, so the ranges are what lies between them); the full notice lists them.
+    lines = sum(r.lines for r in omitted)
+    chars = sum(r.chars for r in omitted)
+    assert f"Omitted: {lines:,} lines ({chars:,} chars) in {len(omitted)} ranges." in footer
+    assert "lines " not in footer.split("Full result:", 1)[0].replace(f"{lines:,} lines", "")
+    assert ": lines " in full.rsplit("\n", 1)[-1]
 
 
 def _failure_list_log(entries: int) -> str:
@@ -319,10 +335,16 @@ def test_a_failure_line_just_over_its_limit_is_shown_whole() -> None:
     log, failure = _long_failure_log(900)
     ctx = make_ctx("command", tokens=1_000)
     strict = CommandView(salience=SalienceSettings(whole_line_slack=1.0))
-    cut = str(strict.render(strict.prepare(log), ctx).content)
+    strict_out = strict.render(strict.prepare(log), ctx)
+    cut = str(strict_out.content)
     assert failure not in cut  # cut within the line, as before
     assert failure[:200] in cut
-    assert "in 1 cut marked with their raw range" in cut.rsplit("\n", 1)[-1]
+    # (a 1,000-token view: the compact wording of the cut, with its exact size)
+    clipped = [
+        n for w in strict_out.view.items if w["type"] == "window" for n in w["clipped"].values()
+    ]
+    assert len(clipped) == 1
+    assert f"{clipped[0]:,} chars in 1 marked cut within lines" in cut.rsplit("\n", 1)[-1]
     out = VIEW.render(VIEW.prepare(log), ctx)
     content = str(out.content)
     assert_fits(content, ctx)
@@ -350,6 +372,36 @@ def test_the_notice_does_not_repeat_what_the_header_states() -> None:
         omitted = out.view.omitted
         lines_out = sum(r.lines for r in omitted)
         chars_out = sum(r.chars for r in omitted)
-        assert footer.startswith(f"[Omitted: {lines_out:,} lines ({chars_out:,} chars): ")
+        said = f"[Omitted: {lines_out:,} lines ({chars_out:,} chars)"
+        if tokens < 1_500 and len(omitted) > 1:  # compact: the ranges are counted exactly
+            assert footer.startswith(f"{said} in {len(omitted)} ranges. ")
+        else:  # the ranges listed
+            assert footer.startswith(f"{said}: {format_line_ranges(omitted, limit=3)}")
         assert "4,000" not in footer
         assert lines_out + out.view.shown == 4_000
+
+
+def test_up_to_sixteen_single_lines_in_a_row_share_one_marker() -> None:
+    """Each marker costs about as much as a short line: a run of singles is cut at 16."""
+    from langchain_result_layer.core.render import Fence
+    from langchain_result_layer.views._lines import ShownLine, Window
+    from langchain_result_layer.views.command import line_sections
+
+    def single(at: int) -> Window:
+        return Window("error", at, at, None, None, [ShownLine(text=f"error {at}")])
+
+    shown = [single(10 * k) for k in range(1, 21)] + [
+        Window("tail", 300, 301, None, None, [ShownLine(text="a"), ShownLine(text="b")])
+    ]
+    sections = line_sections(shown, Fence.for_content())
+    assert SINGLES_PER_SECTION == 16
+    assert [s.title for s in sections] == [
+        "lines " + ", ".join(str(10 * k) for k in range(1, 17)),
+        "lines 170, 180, 190, 200",
+        "lines 300-301",
+    ]
+    assert [line for s in sections for line in s.lines] == [
+        *(f"error {10 * k}" for k in range(1, 21)),
+        "a",
+        "b",
+    ]

@@ -433,18 +433,42 @@ class CommandView(SalienceView):
     def _compose(
         self, view: ResultView, shown: list[Window], ctx: ViewContext, fence: Fence
     ) -> Layout:
-        facts = _facts_phrase(view.summary, compact=is_compact(ctx, self.salience))
-        what = (
-            f"{plural(len(shown), 'window')} of {plural(view.shown, 'line')}"
-            if shown
-            else "no lines"
-        )
+        compact = is_compact(ctx, self.salience)
+        facts = _facts_phrase(view.summary, compact=compact)
+        what = shown_phrase(shown, view.shown, compact=compact)
         header = header_text(ctx, self.kind, facts, what)
         return finish_line_layout(header, line_sections(shown, fence), view, shown, ctx)
 
 
-SINGLES_PER_SECTION = 8
-"""At most this many single-line windows in a row share one section (`line_sections`)."""
+def shown_phrase(shown: Sequence[Window], lines: int, *, compact: bool) -> str:
+    """What a line view's header says it shows: `3 windows of 40 lines` (`40 lines` compact).
+
+    Args:
+        shown: The shown windows.
+        lines: How many lines they hold.
+        compact: Whether the budget is small (the markers count the windows anyway).
+
+    Returns:
+        The phrase.
+
+    Example:
+        ```python
+        assert shown_phrase([], 0, compact=False) == "no lines"
+        ```
+    """
+    if not shown:
+        return "no lines"
+    if compact:
+        return plural(lines, "line")
+    return f"{plural(len(shown), 'window')} of {plural(lines, 'line')}"
+
+
+SINGLES_PER_SECTION = 16
+"""At most this many single-line windows in a row share one section (`line_sections`).
+
+A cap for readability only (the marker names each line, in order); each section more costs
+a marker of about 11 tokens, as much as a short line. 8 cost a 1,000-token view its last
+failure line in a tuned log whose 9th scattered error line opened a new marker."""
 
 
 def line_sections(shown: Sequence[Window], fence: Fence) -> list[Section]:
@@ -537,11 +561,16 @@ def line_references(
 def _facts_phrase(s: dict[str, Any], *, compact: bool = False) -> str:
     parts: list[str] = []
     code = s.get("exit_status")
-    if code is not None:
+    if code is not None and compact:
+        parts.append(f"exit status {code}")
+    elif code is not None:
         parts.append(f"exit status {code} (line {int(s['exit_status_line']):,})")
     else:
         parts.append("no exit status stated")
-    parts.append(f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}")
+    if compact:
+        parts.append(plural(int(s["lines"]), "line"))
+    else:
+        parts.append(f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}")
     errors = int(s.get("error_lines", 0))
     if errors and compact:
         parts.append(plural(errors, "error line"))
@@ -620,16 +649,20 @@ def finish_line_layout(
     if omitted:
         chars = sum(r.chars for r in omitted)
         lines = sum(r.lines for r in omitted)
-        omitted_text = (
-            f"{plural(lines, 'line')} ({plural(chars, 'char')}): "
-            f"{format_line_ranges(omitted, limit=1 if compact else 3)}"
+        where = (
+            f" in {plural(len(omitted), 'range')}"
+            if compact and len(omitted) > 1
+            else f": {format_line_ranges(omitted, limit=3)}"
         )
+        omitted_text = f"{plural(lines, 'line')} ({plural(chars, 'char')}){where}"
     cuts = [cut for w in shown for line in w.lines for cut in line.cuts]
     if cuts:
         chars = sum(c.chars for c in cuts)
         extra = (
-            f"{plural(chars, 'char')} of long lines, in {plural(len(cuts), 'cut')} marked with "
-            "their raw range"
+            f"{plural(chars, 'char')} in {plural(len(cuts), 'marked cut')} within lines"
+            if compact
+            else f"{plural(chars, 'char')} of long lines, in {plural(len(cuts), 'cut')} marked "
+            "with their raw range"
         )
         omitted_text = f"{omitted_text}; {extra}" if omitted_text else extra
     refs: list[tuple[str, Reference | str]] = []
