@@ -86,4 +86,23 @@ def test_pieces_cut_only_before_a_non_blank_start() -> None:
     assert line_pieces("") == [""]
     assert line_pieces("a\n") == ["a\n"]
     assert line_pieces("a\nb") == ["a\n", "b"]
-    assert line_pieces("a\n b\n\tc\n\nd\n/e\nf") == ["a\n b\n\tc\n\n", "d\n/e\n", "f"]
+    # An indented line starts a piece; blanks up to a line break, or a blank line, do not.
+    assert line_pieces("a\n b\n\tc\n\nd\n/e\nf") == ["a\n", " b\n", "\tc\n\n", "d\n", "/e\n", "f"]
+    assert line_pieces("a\n  \nb\n \r\nc") == ["a\n  \n", "b\n \r\n", "c"]
+    # `/` starts a piece after an ASCII letter or digit only (o200k's punctuation runs take it).
+    assert line_pieces("a:\n/e\n9\n/f\né\n/g") == ["a:\n/e\n", "9\n", "/f\n", "é\n/g"]
+
+
+@pytest.mark.skipif(not ENCODINGS, reason="no additive encoding available offline")
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(_TEXTS.map(lambda t: t.replace("\n", "")), min_size=1, max_size=30))
+def test_the_counts_of_lines_are_those_of_their_pieces(lines: list[str]) -> None:
+    """`count_lines` counts each line with its newline and remembers it for later counts."""
+    for name in ENCODINGS:
+        inner = TiktokenCounter(encoding=name)
+        memo = LineMemoCounter(inner)
+        assert memo.count_lines(lines) == [inner.count(line + "\n") for line in lines]
+        text = ("\n".join(lines) + "\n") * 40
+        assert memo.count(text) == inner.count(text)
+        assert memo.count_lines(lines[::-1]) == [inner.count(ln + "\n") for ln in lines[::-1]]
+    assert LineMemoCounter(ApproximateTokenCounter()).count_lines(lines) is None

@@ -256,3 +256,50 @@ def test_a_line_just_over_its_limit_is_shown_whole() -> None:
     # Without slack (the default of `LineLimits`), a line over its limit is cut.
     strict = LineTexts(analysis, LineLimits(normal=100, error=100, anchor=100), anchors=())
     assert strict.shown(1).cuts
+
+
+def _fit_renders(counter: object, budget: Budget) -> tuple[list[str], str]:
+    from langchain_result_layer.core.render import CANONICAL_FENCE
+    from langchain_result_layer.views._lines import Window, fit_windows
+    from langchain_result_layer.views.command import line_sections
+
+    text = "".join(
+        f"step {i}: compiled module_{i} in {i % 97} ms\n"
+        + (f"error: test_{i} failed\n  at suite.py:{i}\n" if i % 40 == 0 else "")
+        for i in range(1, 20_001)
+    )
+    analysis = analyse(text)
+    texts = LineTexts(analysis, LineLimits(), anchors=())
+    rendered: list[str] = []
+
+    def render(shown: list[Window]) -> str:
+        sections = line_sections(shown, CANONICAL_FENCE)  # as the views show them
+        out = "[Tool result: a header]\n" + "".join(
+            CANONICAL_FENCE.marker(s.title) + "\n" + "".join(line + "\n" for line in s.lines)
+            for s in sections
+        )
+        rendered.append(out)
+        return out
+
+    fitted = fit_windows(
+        analysis, analysis.ranked(), texts=texts, render=render, budget=budget, counter=counter
+    )  # type: ignore[arg-type]
+    assert fitted is not None
+    return rendered, fitted[1]
+
+
+def test_exact_line_costs_land_the_first_probe() -> None:
+    """With the lines' exact tokens (`LineMemoCounter.count_lines`) one probe fills the view."""
+    from langchain_result_layer.core.token_memo import LineMemoCounter
+
+    exact = TiktokenCounter()
+    for tokens in (1_000, 8_000, 38_400):
+        budget = Budget(tokens=tokens, chars=10**7)
+        rendered, text = _fit_renders(LineMemoCounter(exact), budget)
+        assert 0.98 * tokens <= exact.count(text) <= tokens
+        # The view without lines, then one probe (on a small budget up to three: the titles
+        # of runs of one-line windows are estimated, and a probe may miss by a few tokens).
+        assert len(rendered) <= (2 if tokens > 10_000 else 4), tokens
+        # A counter that cannot count lines is fitted from a ratio, within the same bound.
+        rendered, text = _fit_renders(exact, budget)
+        assert exact.count(text) <= tokens

@@ -6,13 +6,20 @@ five exact counts of a 100-150 kB text that differs between probes only in the l
 or removed. `LineMemoCounter` wraps the layer's counter for one rendering: a long text is
 counted as the sum of its *pieces*, each piece counted once and remembered.
 
-Exactness: a piece ends after a newline whose next character is neither whitespace nor `/`.
-The pre-tokenizer of `o200k_base` and `cl100k_base` never joins text across such a point
-(no pattern of theirs reads past a newline unless whitespace or, for `o200k_base`'s
-punctuation runs, `/` follows it, and none looks behind), and byte-pair merges happen
-within pre-tokens only, so the pieces' counts add up to the count of the whole text
-(`tests/unit/test_token_memo.py` checks it with hypothesis). Any other counter is used as it
-is, text by text.
+Exactness: a piece ends after a newline whose next line starts with a character that is
+neither whitespace nor `/`, or with blanks (no line break) and then a non-blank character,
+or with `/` when the newline follows an ASCII letter or digit. The pre-tokenizer of
+`o200k_base` and `cl100k_base` never joins text across such a point: no pattern of theirs
+looks behind; a run of punctuation takes the line breaks (and, for `o200k_base`, the `/`)
+right after it, but a letter or a digit ends no such run; a run of whitespace ending in
+line breaks takes the blanks before a further line break, but reads no further than a
+newline that blanks and then a non-blank character follow; a newline starts no other
+pattern.
+Byte-pair merges happen within pre-tokens only, so the pieces' counts add up to the count
+of the whole text (`tests/unit/test_token_memo.py` checks it with hypothesis). Most pieces
+of a view are then single lines, so the counts of a view's lines (`count_lines`, which the
+fit predicts its probes from) are the counts of most pieces of its text. Any other counter
+is used as it is, text by text.
 
 The memo lives as long as the wrapper, which the pipeline makes for one rendering: nothing
 is remembered across results.
@@ -48,14 +55,18 @@ _MIN_CHARS = 8_192
 """Shorter texts are counted whole (and remembered whole)."""
 _WHOLE_TEXTS = 8
 """Whole texts remembered (a view's text is counted by the fit, the check and the record)."""
-_CUT_RE = re.compile(r"\n(?=[^\s/])")
+_CUT_RE = re.compile(r"\n(?:(?=[^\s/]|[^\S\r\n]+\S)|(?<=[A-Za-z0-9]\n)(?=/))")
 """Where pieces end: the newline ends the piece before (blank means `str.isspace`)."""
 _MAX_PIECE_CHARS = 4_000_000
 """The pieces remembered take at most this many characters (then the memo starts afresh)."""
 
 
 def line_pieces(text: str) -> list[str]:
-    r"""`text` cut after each newline that a non-blank character other than `/` follows.
+    r"""`text` cut after each newline whose next line starts with a non-blank that is not `/`.
+
+    Blanks before that character are allowed (an indented line starts a piece), a line break
+    among them is not; a line that starts with `/` starts a piece when the line before ends
+    with an ASCII letter or digit.
 
     Args:
         text: Any text.
@@ -65,7 +76,8 @@ def line_pieces(text: str) -> list[str]:
 
     Example:
         ```python
-        assert line_pieces("a\nb\n  c\n/d\ne") == ["a\n", "b\n  c\n/d\n", "e"]
+        assert line_pieces("a\nb\n  c\n/d\n\ne") == ["a\n", "b\n", "  c\n", "/d\n\n", "e"]
+        assert line_pieces("a:\n/d") == ["a:\n/d"]
         ```
     """
     parts = _CUT_RE.split(text)
@@ -149,6 +161,42 @@ class LineMemoCounter:
             whole.pop(next(iter(whole)))
         whole[text] = tokens
         return tokens
+
+    def count_lines(self, lines: list[str]) -> list[int] | None:
+        r"""Each line's count as a piece of a longer text (`line + "\n"`), remembered.
+
+        A later count of a text made of these lines finds each line that is a piece of it
+        (most lines of a view: see the module docstring) in the memo. The counts are exact
+        for the line with its newline; a line is a piece of a text when the text's next line
+        starts a piece, so the sum over a text's lines is a close estimate of its count
+        (and exact when every line is a piece).
+
+        Args:
+            lines: Lines without their line endings.
+
+        Returns:
+            Their counts, or `None` when the wrapped counter's counts do not add up over
+            pieces (then only whole texts are counted).
+
+        Example:
+            ```python
+            from langchain_result_layer.core.tokens import TiktokenCounter
+
+            counter = LineMemoCounter(TiktokenCounter())
+            assert counter.count_lines(["error: disk full", "  at main"]) == [5, 4]
+            ```
+        """
+        by_piece = self._by_piece
+        if by_piece is None:
+            return None
+        memo = self._pieces
+        counts = list(map(memo.get, lines))
+        if None in counts:
+            new = list(dict.fromkeys(ln for ln, n in zip(lines, counts, strict=True) if n is None))
+            memo.update(zip(new, by_piece.count_each([ln + "\n" for ln in new]), strict=True))
+            self._piece_chars += sum(map(len, new))
+            counts = list(map(memo.__getitem__, lines))
+        return cast("list[int]", counts)
 
     def __repr__(self) -> str:
         return f"LineMemoCounter({self.inner!r})"

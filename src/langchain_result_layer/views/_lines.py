@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
 from operator import attrgetter
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from langchain_result_layer.core.budget import Budget
 from langchain_result_layer.core.evidence import SALIENCE_ITEM
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.core.render import Fence
+from langchain_result_layer.core.render import CANONICAL_FENCE, Fence
+from langchain_result_layer.core.token_memo import LineMemoCounter
 from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
@@ -235,17 +236,31 @@ def _short_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int
 
 
 class _OrderCosts:
-    """Characters of the lines of `order[:k]` and how many windows they make, for each `k`.
+    """Sizes of the lines of `order[:k]` and how many windows they make, for each `k`.
 
     Each line costs its shown text, its cut markers and its newline; a line that joins two
     windows removes one, a line on its own adds one (each window costs a title marker).
-    Computed lazily, as far as the search asks (`reach`), never past `room` characters.
+    Sizes are in characters (`chars`) and, when the counter can count lines as pieces of a
+    longer text (`LineMemoCounter.count_lines`), in exact tokens (`tokens`: each line with
+    its newline, each cut marker `cut_tokens`). Computed lazily, as far as the search asks
+    (`reach`), never past `room` characters.
     """
 
-    def __init__(self, order: Sequence[int], texts: LineTexts, room: int) -> None:
+    def __init__(
+        self,
+        order: Sequence[int],
+        texts: LineTexts,
+        room: int,
+        count_lines: Callable[[list[str]], list[int] | None] | None = None,
+        cut_tokens: int = 0,
+    ) -> None:
         self.order, self.texts, self.room = order, texts, room
         self.chars = [0]
         self.count = [0]
+        self.singles = [0]
+        """Of the windows, how many are a single line (they share section markers)."""
+        self.tokens: list[int] | None = [0] if count_lines is not None else None
+        self._count_lines, self._cut_tokens = count_lines, cut_tokens
         self._taken: set[int] = set()
 
     @property
@@ -258,27 +273,58 @@ class _OrderCosts:
         """Whether every level there is has been computed."""
         return self.top >= len(self.order) or self.chars[-1] > self.room
 
+    @property
+    def units(self) -> list[int]:
+        """The sizes the fit predicts from: tokens when known, else characters."""
+        return self.chars if self.tokens is None else self.tokens
+
     def reset(self, level: int) -> None:
         """Forget the levels above `level` (the order or a line's shown form changed there)."""
-        del self.chars[level + 1 :], self.count[level + 1 :]
+        del self.chars[level + 1 :], self.count[level + 1 :], self.singles[level + 1 :]
+        if self.tokens is not None:
+            del self.tokens[level + 1 :]
         self._taken = set(self.order[:level])
 
-    def reach(self, chars: float) -> None:
+    def reach(self, size: float) -> None:
+        """Compute levels until their lines take `size` units (or all are done)."""
+        tokens = self.tokens
+        if tokens is None:
+            self._reach_chars(size)
+            return
+        count_lines = cast("Callable[[list[str]], list[int]]", self._count_lines)
+        while tokens[-1] < size and not self.done:
+            # About four characters per token, at least one more line; then the new lines
+            # are counted at once.
+            top = self.top
+            self._reach_chars(self.chars[-1] + max(1.0, (size - tokens[-1]) * 4))
+            shown = list(map(self.texts.shown, self.order[top : self.top]))
+            total, cut = tokens[-1], self._cut_tokens
+            for line, n in zip(shown, count_lines(list(map(_TEXT_OF, shown))), strict=True):
+                total += n + cut * len(line.cuts)
+                tokens.append(total)
+
+    def _reach_chars(self, chars: float) -> None:
         """Compute levels until their lines take `chars` characters (or all are done)."""
         taken, order = self._taken, self.order
         known, shown = self.texts._shown.get, self.texts.shown  # `LineTexts.cost`, inlined
-        sums, counts = self.chars, self.count
+        sums, counts, single = self.chars, self.count, self.singles
         total, room = len(order), self.room
         top = len(sums) - 1
-        size, windows = sums[-1], counts[-1]
+        size, windows, singles = sums[-1], counts[-1], single[-1]
         while top < total and size <= room and size < chars:
             ln = order[top]
             line = known(ln) or shown(ln)
             size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
-            windows += 1 - (ln - 1 in taken) - (ln + 1 in taken)
+            before, after = ln - 1 in taken, ln + 1 in taken
+            windows += 1 - before - after
+            if before or after:  # a window of one line next to it is one no more
+                singles -= (before and ln - 2 not in taken) + (after and ln + 2 not in taken)
+            else:
+                singles += 1
             taken.add(ln)
             sums.append(size)
             counts.append(windows)
+            single.append(singles)
             top += 1
 
 
@@ -469,12 +515,14 @@ def fit_windows(
 ) -> tuple[list[Window], str] | None:
     """The windows of the largest top-`k` of `ranked` whose rendered view fits `budget`.
 
-    The size of a view grows with `k` by the shown lengths of the lines it adds, so `k` is
-    chosen from those lengths and a characters-per-token ratio; each probe renders and
-    counts the view exactly and corrects the ratio, so a handful of exact counts suffice.
-    The view stops once it uses `_FIT_TARGET` of its token budget (or shows every line); an
-    overflowing probe and a fitting one bracket the answer, and the next probe interpolates
-    between their counts.
+    The size of a view grows with `k` by the sizes of the lines it adds, so `k` is chosen
+    from those sizes: their exact tokens when the counter counts lines as pieces of the
+    view (`LineMemoCounter.count_lines`: the view's count then finds most of its pieces
+    counted already), else their characters and a characters-per-token ratio read from a
+    sample. Each probe renders and counts the view exactly and corrects the scale of the
+    prediction, so a probe or two suffice. The view stops once it uses `_FIT_TARGET` of its
+    token budget (or shows every line); an overflowing probe and a fitting one bracket the
+    answer, and the next probe interpolates between their counts.
 
     Args:
         analysis: The analysis.
@@ -507,18 +555,33 @@ def fit_windows(
     # characters per token): the rest of a long ranking is never read.
     room_chars = min(budget.chars - len(base_text), budget.tokens * _MAX_CHARS_PER_TOKEN)
     order = showing_order(analysis, ranked, texts)
-    costs = _OrderCosts(order, texts, room_chars)
-    marker = counter.count(f"[{'x' * 8}: lines 1,234-1,240]")
-    ratio = 3.5
+    count_lines = counter.count_lines if isinstance(counter, LineMemoCounter) else None
+    if count_lines is not None and count_lines([]) is None:
+        count_lines = None  # not an additive counter: characters and a ratio
+    # What a window's title, a one-line window in a run of them (`lines 3, 9, 14`) and a
+    # cut's marker cost, with the fence views are fitted with and numbers of this text's size.
+    n, fence = analysis.total_lines, CANONICAL_FENCE
+    at = analysis.raw_chars
+    cut_tokens = counter.count(fence.marker(cut_marker(Cut(at=0, start=at // 2, end=at))))
+    costs = _OrderCosts(order, texts, room_chars, count_lines, cut_tokens)
+    marker = counter.count(fence.marker(f"lines {n // 2}-{n}") + "\n")
+    single = counter.count(f", {n}")
+    scale = 1.0  # tokens per unit of `costs.units` (per character: 1 / the ratio)
+    offset = 0.0  # tokens the exact prediction missed at the last probe (markers, notices)
 
     def level_for(tokens: float) -> int:
         """The largest level predicted to take at most `tokens` (lines and markers)."""
-        costs.reach(tokens * ratio * 1.25)
-        chars, count = costs.chars, costs.count
-        lo, hi = 0, costs.top
+        tokens -= offset
+        # Exact line tokens need no margin beyond the level; a ratio's guess does.
+        costs.reach(tokens * 1.01 if costs.tokens is not None else tokens / scale * 1.25)
+        units, count, singles = costs.units, costs.count, costs.singles
+        lo, hi = 0, len(units) - 1
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if chars[mid] / ratio + count[mid] * marker <= tokens:
+            if (
+                units[mid] * scale + (count[mid] - singles[mid]) * marker + singles[mid] * single
+                <= tokens
+            ):
                 lo = mid
             else:
                 hi = mid - 1
@@ -526,9 +589,12 @@ def fit_windows(
 
     target = budget.tokens * (_FIT_TARGET + 1) / 2
     full = budget.tokens * _FIT_TARGET
-    # The ratio of the lines the view will show: a spread sample of the levels up to a
-    # first guess (the top lines are not like the rest: errors are denser in tokens).
-    ratio = _sample_ratio(order, texts, counter, costs, max(1, level_for(target - base_tokens)))
+    if costs.tokens is None:
+        # The ratio of the lines the view will show: a spread sample of the levels up to a
+        # first guess (the top lines are not like the rest: errors are denser in tokens).
+        scale = 1 / 3.5
+        top = max(1, level_for(target - base_tokens))
+        scale = 1 / _sample_ratio(order, texts, counter, costs, top)
     for stuck_round in range(_MAX_STUCK + 1):
         bad: int | None = None  # a level known not to fit
         for probe in range(_MAX_PROBES):
@@ -538,7 +604,7 @@ def fit_windows(
                 k = (good[0] + ceiling) // 2
             if k <= good[0] and stuck_round and not probe:
                 # The line was cut shorter or passed over: try the next level, if any.
-                costs.reach(costs.chars[good[0]] + 1)
+                costs.reach(costs.units[good[0]] + 1)
                 if costs.top > good[0]:
                     k = good[0] + 1
             if k <= good[0]:
@@ -552,8 +618,12 @@ def fit_windows(
                 used = tokens
                 if tokens >= full or (costs.done and k >= costs.top):
                     break
-            body = used - base_tokens - costs.count[k] * marker
-            ratio = max(0.5, costs.chars[k] / max(1, body))
+            body = used - base_tokens - (costs.count[k] - costs.singles[k]) * marker
+            body -= costs.singles[k] * single
+            if costs.tokens is None:
+                scale = min(2.0, max(1, body) / max(1, costs.units[k]))
+            else:  # the lines' tokens are exact: what is missed is about constant
+                offset = body - costs.tokens[k]
             if bad is not None and bad - good[0] <= 1:
                 break
         if good[3] >= full or bad is None or bad - good[0] > 1:
