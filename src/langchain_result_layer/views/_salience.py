@@ -225,6 +225,20 @@ class SalienceSettings:
     """Per-line factor for the third and later lines of any other group (a block of similar
     lines does not crowd out everything else)."""
 
+    long_line_chars: int = 200
+    """Length (display characters) up to which a line's length does not change its rank;
+    see `long_line_exponent`."""
+
+    long_line_exponent: float = 0.3
+    """A longer verdict, context or tail line is ranked by its priority times `(length /
+    long_line_chars) ** -exponent` (error and detail lines are not: a long error is cut
+    within the line and keeps its room). A 2,000-character line counts half (0.5 at 0.3),
+    as it costs the room of several others: the view takes the top of the ranking that
+    fits its budget, so a long verdict ranked third (`Command failed with status (1):
+    [ruby ...]` echoing a whole command line) took the room of the report above it in a
+    1,000-token view. Lower keeps long lines higher (0 turns this off); higher lets short
+    lines pass long labelled ones (0.5 lost tuned logs at 2,000 tokens)."""
+
     # --- fill
     fill_anchors: int = 24
     """How many of the strongest anchors get fill around them."""
@@ -1315,6 +1329,10 @@ def analyse(
 # --------------------------------------------------------------------------- ranking
 
 
+_BY_LENGTH = frozenset(("exit", "context", "tail"))
+"""Roles whose lines rank by their length too (`_per_length`): not errors of their own."""
+
+
 def _group_key(text: str) -> str:
     """The first three words of a line after its timestamp; numbers folded, paths as `*`."""
     words: list[str] = []
@@ -1365,6 +1383,26 @@ def _best_last(members: list[int], effective: dict[int, float]) -> None:
     members.sort(key=effective.__getitem__)
 
 
+def _per_length(
+    effective: dict[int, float],
+    texts: dict[int, str],
+    roles: dict[int, str],
+    settings: SalienceSettings,
+) -> None:
+    """Lower the value of long lines that are not errors of their own (by their room).
+
+    Verdicts, context and tail lines longer than `long_line_chars` count less; error and
+    detail lines keep their value whatever their length (a long error is cut within the
+    line and keeps the room of a top line). Fill lines have no text and are not read.
+    """
+    exponent, unit = settings.long_line_exponent, settings.long_line_chars
+    if exponent <= 0:
+        return
+    for ln, text in texts.items():
+        if len(text) > unit and ln in effective and roles.get(ln) in _BY_LENGTH:
+            effective[ln] *= (len(text) / unit) ** -exponent
+
+
 def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     """Lazy-greedy order with a repetition factor per group and per identical line.
 
@@ -1375,6 +1413,7 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     """
     settings = analysis.settings
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
+    _per_length(effective, texts, roles, settings)
     by_group, solo = _grouped(effective, texts, roles)
     # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
     heap: list[tuple[float, int, int, str, int]] = []
