@@ -236,3 +236,40 @@ def test_log_view_scattered_errors_share_markers() -> None:
     assert len(singles) >= 10
     nonce = fence_parts(content)[0]
     assert content.count(f"[{nonce}: line") < len(windows) - len(singles) // SINGLES_PER_SECTION
+
+
+def test_a_small_budget_gets_a_compact_log_header() -> None:
+    """Below `compact_budget_tokens` the header keeps the facts, not the totals the notice has."""
+    raw = "".join(
+        f"2024-03-01 10:{i // 60 % 60:02d}:{i % 60:02d},000 INFO worker {i} done\n"
+        for i in range(3_000)
+    )
+    raw += "2024-03-01 11:00:00,000 ERROR database connection refused\n"
+    raw += "2024-03-01 11:00:01,000 INFO worker 9 done\n"
+    small, large = make_ctx("log", tokens=1_000), make_ctx("log", tokens=3_000)
+    compact_out = VIEW.render(VIEW.prepare(raw), small)
+    full_out = VIEW.render(VIEW.prepare(raw), large)
+    compact, full = str(compact_out.content), str(full_out.content)
+    assert_fits(compact, small)
+    assert_fence_unforgeable(compact)
+    head, full_head = compact.split("\n", 1)[0], full.split("\n", 1)[0]
+    for header in (head, full_head):  # the facts, at every budget
+        assert "3,002 lines" in header
+        assert "levels ERROR 1 · INFO 3,001" in header
+        assert "time 2024-03-01 10:00:00,000 to 2024-03-01 11:00:01,000" in header
+        assert "1 error line" in header
+    assert "database connection refused" in compact
+    # Compact: no total characters, no first/last error lines, no window count.
+    assert " chars" not in head
+    assert "first at line" not in head
+    assert "window" not in head
+    assert f"{compact_out.view.shown:,} lines.]" in head
+    assert f"{len(raw):,} chars" in full_head
+    assert "first at line 3,001, last at line 3,001" in full_head
+    assert "windows of" in full_head or "window of" in full_head
+    # The exact account is in the notice at every budget.
+    for out, text in ((compact_out, compact), (full_out, full)):
+        chars = sum(r.chars for r in out.view.omitted)
+        lines = sum(r.lines for r in out.view.omitted)
+        assert f"[Omitted: {lines:,} lines ({chars:,} chars)" in text.rsplit("\n", 1)[-1]
+        assert lines + out.view.shown == 3_002

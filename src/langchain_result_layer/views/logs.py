@@ -62,9 +62,11 @@ from langchain_result_layer.views.command import (
     SalienceView,
     finish_line_layout,
     finish_render,
+    is_compact,
     line_sections,
     line_view,
     render_line_evidence,
+    shown_phrase,
 )
 from langchain_result_layer.views.text import TextView, raw_text
 
@@ -434,7 +436,12 @@ class LogView(SalienceView):
         fence: Fence,
     ) -> Layout:
         s = view.summary
-        facts = [f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}"]
+        compact = is_compact(ctx, self.salience)
+        facts = [
+            plural(int(s["lines"]), "line")
+            if compact
+            else f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}"
+        ]
         time = s.get("time")
         if isinstance(time, Mapping):
             span = _duration(time.get("span_seconds"))
@@ -454,7 +461,9 @@ class LogView(SalienceView):
             sample = " in a sample" if s.get("templates_sampled") else ""
             facts.append(f"{plural(int(s['template_count']), 'template')}{sample}")
         errors = int(s.get("error_lines", 0))
-        if errors:
+        if errors and compact:
+            facts.append(plural(errors, "error line"))
+        elif errors:
             facts.append(
                 f"{plural(errors, 'error line')}, first at line {int(s['first_error']):,}, "
                 f"last at line {int(s['last_error']):,}"
@@ -467,11 +476,7 @@ class LogView(SalienceView):
             shown_parts.append(plural(len(kinds), "error kind"))
         if templates:
             shown_parts.append(plural(len(templates), "template"))
-        shown_parts.append(
-            f"{plural(len(shown), 'window')} of {plural(view.shown, 'line')}"
-            if shown
-            else "no lines"
-        )
+        shown_parts.append(shown_phrase(shown, view.shown, compact=compact))
         header = header_text(ctx, self.kind, "; ".join(facts), ", ".join(shown_parts))
         sections: list[Section] = []
         sample_note = (
@@ -485,7 +490,9 @@ class LogView(SalienceView):
             sections.append(
                 Section(
                     title=(
-                        f"{SUMMARY_TITLE}: kinds of error-level line{sample_note}{more},"
+                        f"{SUMMARY_TITLE}: error kinds{sample_note}{more}, first message of each"
+                        if compact
+                        else f"{SUMMARY_TITLE}: kinds of error-level line{sample_note}{more},"
                         " in order of first appearance, with the first message of each"
                     ),
                     lines=[
