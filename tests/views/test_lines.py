@@ -292,11 +292,21 @@ def test_exact_line_costs_land_the_first_probe() -> None:
     """With the lines' exact tokens (`LineMemoCounter.count_lines`) one probe fills the view."""
     from langchain_result_layer.core.token_memo import LineMemoCounter
 
+    counted: list[str] = []
+
+    class Recording(LineMemoCounter):
+        def count_lines(self, lines: list[str]) -> list[int] | None:
+            counted.extend(lines)
+            return super().count_lines(lines)
+
     exact = TiktokenCounter()
     for tokens in (1_000, 8_000, 38_400):
         budget = Budget(tokens=tokens, chars=10**7)
-        rendered, text = _fit_renders(LineMemoCounter(exact), budget)
+        counted.clear()
+        rendered, text = _fit_renders(Recording(exact), budget)
         assert 0.98 * tokens <= exact.count(text) <= tokens
+        # The lines counted are about those of the largest probe: not a margin counted in vain.
+        assert sum(map(len, counted)) <= 1.1 * max(map(len, rendered)), tokens
         # The view without lines, then one probe (on a small budget up to three: the titles
         # of runs of one-line windows are estimated, and a probe may miss by a few tokens).
         assert len(rendered) <= (2 if tokens > 10_000 else 4), tokens

@@ -63,6 +63,9 @@ _WINDOW_MARKER_COST = 26
 """Characters of a window's title marker line (`[nonce: lines 1,234-1,240]`)."""
 _MARKER_COST = 44
 """Characters a cut's marker adds to a shown line (`[nonce: chars 1,234-5,678 omitted]`)."""
+_LEAST_CHARS_PER_TOKEN = 3
+"""Characters per token of dense log text (logs run at 3.3-3.6 under `o200k_base`): the
+lines counted to reach a number of tokens are at most about what is needed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,10 +296,13 @@ class _OrderCosts:
             return
         count_lines = cast("Callable[[list[str]], list[int]]", self._count_lines)
         while tokens[-1] < size and not self.done:
-            # About four characters per token, at least one more line; then the new lines
-            # are counted at once.
+            # Lines of about `_LEAST_CHARS_PER_TOKEN` characters per token missing, at least
+            # one (denser text takes another round, not lines counted in vain); then the new
+            # lines are counted at once.
             top = self.top
-            self._reach_chars(self.chars[-1] + max(1.0, (size - tokens[-1]) * 4))
+            self._reach_chars(
+                self.chars[-1] + max(1.0, (size - tokens[-1]) * _LEAST_CHARS_PER_TOKEN)
+            )
             shown = list(map(self.texts.shown, self.order[top : self.top]))
             total, cut = tokens[-1], self._cut_tokens
             for line, n in zip(shown, count_lines(list(map(_TEXT_OF, shown))), strict=True):
@@ -569,19 +575,23 @@ def fit_windows(
     scale = 1.0  # tokens per unit of `costs.units` (per character: 1 / the ratio)
     offset = 0.0  # tokens the exact prediction missed at the last probe (markers, notices)
 
+    def predicted(level: int) -> float:
+        """Tokens the lines and window titles of `level` are predicted to take."""
+        windows, singles = costs.count[level], costs.singles[level]
+        return costs.units[level] * scale + (windows - singles) * marker + singles * single
+
     def level_for(tokens: float) -> int:
         """The largest level predicted to take at most `tokens` (lines and markers)."""
         tokens -= offset
-        # Exact line tokens need no margin beyond the level; a ratio's guess does.
-        costs.reach(tokens * 1.01 if costs.tokens is not None else tokens / scale * 1.25)
-        units, count, singles = costs.units, costs.count, costs.singles
-        lo, hi = 0, len(units) - 1
+        if costs.tokens is None:
+            costs.reach(tokens / scale * 1.25)  # a ratio's guess needs a margin
+        else:  # exact line tokens: up to the first level predicted to take more
+            while not costs.done and predicted(costs.top) <= tokens:
+                costs.reach(costs.tokens[-1] + tokens - predicted(costs.top) + 1)
+        lo, hi = 0, costs.top
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if (
-                units[mid] * scale + (count[mid] - singles[mid]) * marker + singles[mid] * single
-                <= tokens
-            ):
+            if predicted(mid) <= tokens:
                 lo = mid
             else:
                 hi = mid - 1
@@ -618,12 +628,11 @@ def fit_windows(
                 used = tokens
                 if tokens >= full or (costs.done and k >= costs.top):
                     break
-            body = used - base_tokens - (costs.count[k] - costs.singles[k]) * marker
-            body -= costs.singles[k] * single
             if costs.tokens is None:
+                body = used - base_tokens - (predicted(k) - costs.units[k] * scale)
                 scale = min(2.0, max(1, body) / max(1, costs.units[k]))
             else:  # the lines' tokens are exact: what is missed is about constant
-                offset = body - costs.tokens[k]
+                offset = used - base_tokens - predicted(k)
             if bad is not None and bad - good[0] <= 1:
                 break
         if good[3] >= full or bad is None or bad - good[0] > 1:
