@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -558,6 +558,26 @@ def line_references(
     return references
 
 
+def size_phrase(summary: Mapping[str, Any], *, compact: bool) -> str:
+    """A line view's size in its header: `1,040 lines, 52,520 chars` (`1,040 lines` compact).
+
+    Args:
+        summary: The view's summary (`lines` and `chars` of the raw text).
+        compact: Whether the budget is small (the notice states the omitted characters).
+
+    Returns:
+        The phrase.
+
+    Example:
+        ```python
+        assert size_phrase({"lines": 3, "chars": 20}, compact=False) == "3 lines, 20 chars"
+        assert size_phrase({"lines": 3, "chars": 20}, compact=True) == "3 lines"
+        ```
+    """
+    lines = plural(int(summary["lines"]), "line")
+    return lines if compact else f"{lines}, {plural(int(summary['chars']), 'char')}"
+
+
 def _facts_phrase(s: dict[str, Any], *, compact: bool = False) -> str:
     parts: list[str] = []
     code = s.get("exit_status")
@@ -567,10 +587,7 @@ def _facts_phrase(s: dict[str, Any], *, compact: bool = False) -> str:
         parts.append(f"exit status {code} (line {int(s['exit_status_line']):,})")
     else:
         parts.append("no exit status stated")
-    if compact:
-        parts.append(plural(int(s["lines"]), "line"))
-    else:
-        parts.append(f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}")
+    parts.append(size_phrase(s, compact=compact))
     errors = int(s.get("error_lines", 0))
     if errors and compact:
         parts.append(plural(errors, "error line"))

@@ -67,6 +67,7 @@ from langchain_result_layer.views.command import (
     line_view,
     render_line_evidence,
     shown_phrase,
+    size_phrase,
 )
 from langchain_result_layer.views.text import TextView, raw_text
 
@@ -437,11 +438,7 @@ class LogView(SalienceView):
     ) -> Layout:
         s = view.summary
         compact = is_compact(ctx, self.salience)
-        facts = [
-            plural(int(s["lines"]), "line")
-            if compact
-            else f"{plural(int(s['lines']), 'line')}, {plural(int(s['chars']), 'char')}"
-        ]
+        facts = [size_phrase(s, compact=compact)]
         time = s.get("time")
         if isinstance(time, Mapping):
             span = _duration(time.get("span_seconds"))
