@@ -15,6 +15,7 @@ from a long text without splitting all of it (log facts and templates of huge lo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, count, repeat
@@ -63,6 +64,8 @@ _WINDOW_MARKER_COST = 26
 """Characters of a window's title marker line (`[nonce: lines 1,234-1,240]`)."""
 _MARKER_COST = 44
 """Characters a cut's marker adds to a shown line (`[nonce: chars 1,234-5,678 omitted]`)."""
+_ORDER_STEP = 256
+"""Lines of the showing order made at a time, as the fit reads it (`_ShowingOrder`)."""
 _LEAST_CHARS_PER_TOKEN = 3
 """Characters per token of dense log text (logs run at 3.3-3.6 under `o200k_base`): the
 lines counted to reach a number of tokens are at most about what is needed."""
@@ -98,6 +101,16 @@ class ShownLine:
 
 _TEXT_OF = attrgetter("text")
 _CUTS_OF = attrgetter("cuts")
+_NEW = object.__new__
+_SET = object.__setattr__
+
+
+def _whole_line(text: str) -> ShownLine:
+    """`ShownLine(text=text)`, made without the frozen dataclass's `__init__` (most lines)."""
+    line: ShownLine = _NEW(ShownLine)
+    _SET(line, "text", text)
+    _SET(line, "cuts", ())
+    return line
 
 
 @dataclass(slots=True)
@@ -183,7 +196,7 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
     A one-line gap between two shown lines costs a marker; when the line is short it is
     cheaper to show it. Taking it in the order itself (right after the line that closes
     the gap) keeps the size of the top-`k` lines a sum over the order, which the fitting
-    needs.
+    needs. (The fit reads the order as far as it needs: `_ShowingOrder`.)
 
     Args:
         analysis: The analysis.
@@ -193,23 +206,55 @@ def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -
     Returns:
         The lines in the order they are taken.
     """
-    taken: set[int] = set()
-    order: list[int] = []
-    total = analysis.total_lines
-    reach = texts.analysis.settings.gap_fill_lines + 2
-    for ln in ranked:
-        if ln in taken:
-            continue
-        taken.add(ln)
-        order.append(ln)
-        for step in (-1, 1):
-            near = ln + step
-            if near in taken or taken.isdisjoint(range(near, ln + step * reach, step)):
-                continue  # no gap, or no taken line near enough: nothing to fill
-            gap = _short_gap(ln, step, taken, texts, total)
-            taken.update(gap)
-            order.extend(gap)
-    return order
+    order = _ShowingOrder(analysis, ranked, texts)
+    order.extend(math.inf)
+    return order.lines
+
+
+class _ShowingOrder:
+    """`showing_order`, made as far as it is read (a fit reads the top few thousand lines).
+
+    `lines` is the order so far; `extend(n)` makes it at least `n` lines long (or whole).
+    Which line comes next depends only on the ranking and on the shown form of lines not
+    taken yet (a gap's length), which nothing changes (a fit shortens or drops only lines
+    already taken), so the order is the same however far and whenever it is made; a line
+    deleted from `lines` stays taken.
+    """
+
+    __slots__ = ("_ranked", "_reach", "_taken", "_texts", "_total", "lines")
+
+    def __init__(self, analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -> None:
+        self.lines: list[int] = []
+        """The order so far."""
+        self._ranked = iter(ranked)
+        self._taken: set[int] = set()
+        self._texts = texts
+        self._total = analysis.total_lines
+        self._reach = texts.analysis.settings.gap_fill_lines + 2
+
+    def extend(self, n: float) -> bool:
+        """Make the order at least `n` lines long, if it has that many (`inf`: whole).
+
+        Returns:
+            Whether it has at least `n` lines.
+        """
+        order, taken = self.lines, self._taken
+        texts, total, reach = self._texts, self._total, self._reach
+        for ln in self._ranked:
+            if ln in taken:
+                continue
+            taken.add(ln)
+            order.append(ln)
+            for step in (-1, 1):
+                near = ln + step
+                if near in taken or taken.isdisjoint(range(near, ln + step * reach, step)):
+                    continue  # no gap, or no taken line near enough: nothing to fill
+                gap = _short_gap(ln, step, taken, texts, total)
+                taken.update(gap)
+                order.extend(gap)
+            if len(order) >= n:
+                return True
+        return len(order) >= n
 
 
 def _short_gap(ln: int, step: int, taken: set[int], texts: LineTexts, total: int) -> list[int]:
@@ -246,7 +291,8 @@ class _OrderCosts:
     Sizes are in characters (`chars`) and, when the counter can count lines as pieces of a
     longer text (`LineMemoCounter.count_lines`), in exact tokens (`tokens`: each line with
     its newline, each cut marker `cut_tokens`). Computed lazily, as far as the search asks
-    (`reach`), never past `room` characters.
+    (`reach`), never past `room` characters; `more(n)`, when given, makes `order` (a list
+    made as far as it is read, `_ShowingOrder`) at least `n` lines long if it can.
     """
 
     def __init__(
@@ -256,8 +302,11 @@ class _OrderCosts:
         room: int,
         count_lines: Callable[[list[str]], list[int] | None] | None = None,
         cut_tokens: int = 0,
+        *,
+        more: Callable[[int], bool] | None = None,
     ) -> None:
         self.order, self.texts, self.room = order, texts, room
+        self._more = more
         self.chars = [0]
         self.count = [0]
         self.singles = [0]
@@ -274,7 +323,9 @@ class _OrderCosts:
     @property
     def done(self) -> bool:
         """Whether every level there is has been computed."""
-        return self.top >= len(self.order) or self.chars[-1] > self.room
+        if self.chars[-1] > self.room:
+            return True
+        return self.top >= len(self.order) and (self._more is None or not self._more(self.top + 1))
 
     @property
     def units(self) -> list[int]:
@@ -303,7 +354,8 @@ class _OrderCosts:
             self._reach_chars(
                 self.chars[-1] + max(1.0, (size - tokens[-1]) * _LEAST_CHARS_PER_TOKEN)
             )
-            shown = list(map(self.texts.shown, self.order[top : self.top]))
+            # Each line's shown form was made just now (`_reach_chars`): looked up, not made.
+            shown = list(map(self.texts._shown.__getitem__, self.order[top : self.top]))
             total, cut = tokens[-1], self._cut_tokens
             for line, n in zip(shown, count_lines(list(map(_TEXT_OF, shown))), strict=True):
                 total += n + cut * len(line.cuts)
@@ -311,13 +363,19 @@ class _OrderCosts:
 
     def _reach_chars(self, chars: float) -> None:
         """Compute levels until their lines take `chars` characters (or all are done)."""
-        taken, order = self._taken, self.order
+        taken, order, more = self._taken, self.order, self._more
         known, shown = self.texts._shown.get, self.texts.shown  # `LineTexts.cost`, inlined
         sums, counts, single = self.chars, self.count, self.singles
         total, room = len(order), self.room
         top = len(sums) - 1
         size, windows, singles = sums[-1], counts[-1], single[-1]
-        while top < total and size <= room and size < chars:
+        while size <= room and size < chars:
+            if top >= total:  # the order made so far is costed: make more of it, if any
+                if more is None or not more(top + _ORDER_STEP):
+                    total = len(order)
+                    if top >= total:
+                        break
+                total = len(order)
             ln = order[top]
             line = known(ln) or shown(ln)
             size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
@@ -429,7 +487,7 @@ class LineTexts:
         if cached is None:
             text = self._text(line_no) or ""
             if len(text) <= self._whole and line_no not in self._limit:
-                cached = ShownLine(text=text)  # most lines: short, whatever their limit
+                cached = _whole_line(text)  # most lines: short, whatever their limit
             else:
                 limit = self.limit(line_no)
                 whole = limit if line_no in self._limit else limit * self.limits.slack
@@ -550,7 +608,7 @@ def fit_windows(
         tokens = counter.count(text)
         return shown, text, tokens if tokens <= budget.tokens else None
 
-    order: list[int] = []
+    order: list[int] = []  # the showing order, made as far as the fit reads it
     empty, base_text, base_tokens = attempt(0)
     if base_tokens is None:
         return None
@@ -560,7 +618,8 @@ def fit_windows(
     # Lines are costed only as far as the budget could reach (at most `_MAX_CHARS_PER_TOKEN`
     # characters per token): the rest of a long ranking is never read.
     room_chars = min(budget.chars - len(base_text), budget.tokens * _MAX_CHARS_PER_TOKEN)
-    order = showing_order(analysis, ranked, texts)
+    showing = _ShowingOrder(analysis, ranked, texts)
+    order = showing.lines
     count_lines = counter.count_lines if isinstance(counter, LineMemoCounter) else None
     if count_lines is not None and count_lines([]) is None:
         count_lines = None  # not an additive counter: characters and a ratio
@@ -569,7 +628,7 @@ def fit_windows(
     n, fence = analysis.total_lines, CANONICAL_FENCE
     at = analysis.raw_chars
     cut_tokens = counter.count(fence.marker(cut_marker(Cut(at=0, start=at // 2, end=at))))
-    costs = _OrderCosts(order, texts, room_chars, count_lines, cut_tokens)
+    costs = _OrderCosts(order, texts, room_chars, count_lines, cut_tokens, more=showing.extend)
     marker = counter.count(fence.marker(f"lines {n // 2}-{n}") + "\n")
     single = counter.count(f", {n}")
     scale = 1.0  # tokens per unit of `costs.units` (per character: 1 / the ratio)
