@@ -66,11 +66,16 @@ def test_real_log_views_count_the_same(tmp_path: Path) -> None:
 @settings(max_examples=100, deadline=None)
 @given(texts=st.lists(st.one_of(_TEXTS, st.text(max_size=40)), max_size=12))
 def test_counting_many_texts_at_once_counts_each_exactly(texts: list[str]) -> None:
-    counter = TiktokenCounter(encoding=ENCODINGS[0])
-    assert counter.count_each(texts) == [counter.count(text) for text in texts]
-    assert counter.count_each([*texts, "lone \ud800 surrogate"])[-1] == counter.count(
-        "lone \ufffd surrogate"
-    )
+    """`count_each` (the encoder's BPE called directly) counts as tiktoken's own encoder."""
+    for name in ENCODINGS:
+        counter = TiktokenCounter(encoding=name)
+        enc = load_offline_encoding(name)
+        assert enc is not None
+        assert counter.count_each(texts) == [counter.count(text) for text in texts]
+        assert counter.count_each(texts) == [len(enc.encode_ordinary(text)) for text in texts]
+        assert counter.count_each([*texts, "lone \ud800 surrogate"])[-1] == counter.count(
+            "lone \ufffd surrogate"
+        )
 
 
 def test_other_counters_are_used_text_by_text() -> None:

@@ -40,6 +40,8 @@ Example:
 from __future__ import annotations
 
 import re
+from itertools import compress, repeat
+from operator import add, is_
 from typing import cast
 
 from langchain_result_layer.core.tokens import (
@@ -146,10 +148,8 @@ class LineMemoCounter:
             counts = list(map(memo.get, parts))  # the probes of a fit share most pieces
             if None in counts:
                 # The pieces new to this memo, each once and in order, counted in one call.
-                new = list(
-                    dict.fromkeys(p for p, n in zip(parts, counts, strict=True) if n is None)
-                )
-                found = by_piece.count_each([piece + "\n" for piece in new])
+                new = list(dict.fromkeys(compress(parts, map(is_, counts, repeat(None)))))
+                found = by_piece.count_each(list(map(add, new, repeat("\n"))))
                 memo.update(zip(new, found, strict=True))
                 self._piece_chars += sum(map(len, new))
                 counts = list(map(memo.__getitem__, parts))
@@ -192,8 +192,9 @@ class LineMemoCounter:
         memo = self._pieces
         counts = list(map(memo.get, lines))
         if None in counts:
-            new = list(dict.fromkeys(ln for ln, n in zip(lines, counts, strict=True) if n is None))
-            memo.update(zip(new, by_piece.count_each([ln + "\n" for ln in new]), strict=True))
+            new = list(dict.fromkeys(compress(lines, map(is_, counts, repeat(None)))))
+            found = by_piece.count_each(list(map(add, new, repeat("\n"))))
+            memo.update(zip(new, found, strict=True))
             self._piece_chars += sum(map(len, new))
             counts = list(map(memo.__getitem__, lines))
         return cast("list[int]", counts)

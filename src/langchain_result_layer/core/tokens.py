@@ -409,9 +409,13 @@ class TiktokenCounter:
             assert counter.count_each(["a b\n", "c"]) == [counter.count("a b\n"), 1]
             ```
         """
-        encode = self._enc().encode_ordinary
+        enc = self._enc()
+        # The encoder's own BPE when it has one (`Encoding.encode_ordinary` calls it, and
+        # only adds a retry on lone surrogates, which `count` makes here): no Python call
+        # per text.
+        encode = getattr(getattr(enc, "_core_bpe", None), "encode_ordinary", enc.encode_ordinary)
         try:
-            return [len(encode(text)) for text in texts]
+            return list(map(len, map(encode, texts)))
         except UnicodeEncodeError:  # as `count`: lone surrogates count as U+FFFD
             return list(map(self.count, texts))
 

@@ -236,8 +236,11 @@ class ResultView(OmittedTotals):
             _cut_items,
         )
         size = _RecordSize(self)  # each field serialised again only when a step replaced it
+        texts: tuple[list[dict[str, Any]], int] | None = None  # of the items measured last
         for step in steps:
-            if _item_texts(self) <= limit and size.total() <= limit:
+            if texts is None or texts[0] is not self.items:
+                texts = (self.items, _item_texts(self))
+            if texts[1] <= limit and size.total() <= limit:
                 break
             self.compacted = True
             step(self)

@@ -534,6 +534,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     out: list[Window] = []
     roles = analysis.roles
     made = texts.windows if texts.analysis is analysis else {}
+    line_of, make = texts._shown.get, texts.shown  # most lines' shown forms are made already
     for first, last in windows_of(lines):
         known = made.get((first, last))
         if known is not None:  # the same lines, shown the same way
@@ -553,7 +554,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
             end_line=last,
             start_char=span_first[0] if span_first else None,
             end_char=span_last[1] if span_last else None,
-            lines=list(map(texts.shown, range(first, last + 1))),
+            lines=[line_of(ln) or make(ln) for ln in range(first, last + 1)],
         )
         made[first, last] = window
         out.append(window)

@@ -313,7 +313,7 @@ def render_line_evidence(
             return None
         shown, text = fitted
         lines = [line.text for w in shown for line in w.lines]
-        if any(fence.nonce in line for line in lines):  # never, in practice: a new nonce
+        if fence.nonce in "\n".join(lines):  # never, in practice: a new nonce (no line break)
             fence = new_fence(extra_parts, lines, [fence.nonce])
             continue
         text = render(shown, fence, ctx)
