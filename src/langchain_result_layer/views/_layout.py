@@ -179,6 +179,9 @@ class NeutralisedParts:
         else:
             joined = "\n".join(new)
             out = fence.neutralise(joined)
+            if out is joined and fence.nonce not in joined:
+                self._clean.update(new)  # no line imitates the markup, none holds the nonce
+                return
             done = new if out is joined else out.split("\n")
             if len(done) != len(new):  # never: neutralising keeps every newline
                 done = [fence.neutralise(p) for p in new]

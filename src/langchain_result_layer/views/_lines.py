@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, count, repeat
+from itertools import accumulate, compress, count, repeat
 from operator import attrgetter
 from typing import TypeVar, cast
 
@@ -356,10 +356,14 @@ class _OrderCosts:
             )
             # Each line's shown form was made just now (`_reach_chars`): looked up, not made.
             shown = list(map(self.texts._shown.__getitem__, self.order[top : self.top]))
-            total, cut = tokens[-1], self._cut_tokens
-            for line, n in zip(shown, count_lines(list(map(_TEXT_OF, shown))), strict=True):
-                total += n + cut * len(line.cuts)
-                tokens.append(total)
+            counts = count_lines(list(map(_TEXT_OF, shown)))
+            cuts = list(map(len, map(_CUTS_OF, shown)))
+            if any(cuts):  # each cut's marker too
+                cut = self._cut_tokens
+                counts = [n + cut * c for n, c in zip(counts, cuts, strict=True)]
+            sums = accumulate(counts, initial=tokens[-1])
+            next(sums)  # the level already known
+            tokens.extend(sums)
 
     def _reach_chars(self, chars: float) -> None:
         """Compute levels until their lines take `chars` characters (or all are done)."""
