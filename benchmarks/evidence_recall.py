@@ -72,6 +72,9 @@ every budget, with the defaults and with the changed settings (corpus: `$LRL_COR
 `../shared/corpus`; nothing written). `python -m benchmarks.evidence_recall --depth
 exact_repeat=0.5` screens a change in seconds: per tuned fold, the logs whose needles all rank
 in the top 20 / 30 / 40 / 60 / 120 lines (no view rendered, no validation log read).
+`python -m benchmarks.evidence_recall --tuned exact_repeat=0.5` is the end-to-end loop on the
+tuned folds only (kept logs and needles per fold at every budget, and the change; about 10 s per
+settings here): study a change there, then veto it once with `--protocol`.
 """
 
 from __future__ import annotations
@@ -843,6 +846,51 @@ def protocol_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None =
     return "\n".join(lines)
 
 
+def tuned_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None = None) -> str:
+    """Kept logs and needles per tuned fold, end to end, without reading a validation log.
+
+    The loop to study a change with (about a sixth of `protocol_run`): the chosen view at every
+    budget on the tuned logs only, with the defaults and with `overrides`, and the change per
+    fold. A change it favours is then run once through `protocol_run`, whose validation totals
+    are the veto (session 11 ran every candidate here first).
+
+    Args:
+        corpus: The corpus.
+        overrides: `SalienceSettings` fields to change.
+        limit: At most this many logs per source (a smoke run).
+
+    Returns:
+        The report, one line per settings and budget.
+    """
+    from langchain_result_layer.core.tokens import TiktokenCounter
+    from langchain_result_layer.views._salience import SalienceSettings
+
+    counter = TiktokenCounter(encoding="o200k_base")
+    folds = tuned_folds([c for c in _build_logs(corpus, counter, limit) if not is_validation(c)])
+    lines = [f"settings changed: {overrides or 'none'} (tuned folds only)"]
+    before: dict[int, tuple[list[int], list[int]]] = {}
+    for label, salience in (("default", None), ("changed", SalienceSettings(**overrides))):
+        if label == "changed" and not overrides:
+            break
+        for budget in BUDGETS:
+            chosen = _strategies(counter, budget_tokens=budget, salience=salience)["chosen view"]
+            stats = [_stats(f, _evaluate(f, chosen, counter, budget)) for f in folds]
+            kept, found = [s.all_kept for s in stats], [s.found for s in stats]
+            row = (
+                f"{label:8s} {budget:>5,} tokens: kept {kept} = {sum(kept)}/"
+                f"{sum(map(len, folds))}, needles {found} = {sum(found)}"
+            )
+            if label == "changed":
+                k0, f0 = before[budget]
+                row += (
+                    f"; change {[a - b for a, b in zip(kept, k0, strict=True)]}, needles "
+                    f"{[a - b for a, b in zip(found, f0, strict=True)]}"
+                )
+            before[budget] = (kept, found)
+            lines.append(row)
+    return "\n".join(lines)
+
+
 DEPTHS = (20, 30, 40, 60, 120)
 """Rank depths of the screening loop (`depth_run`): a 1,000-token view shows about 30 ranked
 lines, a 2,000-token view about 80 (tuned set)."""
@@ -935,6 +983,10 @@ if __name__ == "__main__":
     if "--depth" in sys.argv:
         pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
         print(depth_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
+        sys.exit(0)
+    if "--tuned" in sys.argv:
+        pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
+        print(tuned_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
         sys.exit(0)
     if "--protocol" in sys.argv:
         pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]

@@ -162,6 +162,17 @@ def test_evidence_recall_depth_loop(corpus: Path) -> None:
     assert not any("validation" in row or "logchunks" in row for row in report)
 
 
+def test_evidence_recall_tuned_loop(corpus: Path) -> None:
+    overrides = {"other_repeat": 0.85}
+    report = evidence_recall.tuned_run(corpus, overrides, limit=3).splitlines()
+    assert report[0] == f"settings changed: {overrides} (tuned folds only)"
+    rows = report[1:]
+    assert [row.split()[0] for row in rows] == ["default"] * 3 + ["changed"] * 3
+    assert all("change" in row for row in rows[3:])
+    # Only tuned logs are read: no validation total, no case id.
+    assert not any("validation" in row or "logchunks" in row for row in report)
+
+
 def test_ranking_fit_quick(corpus: Path) -> None:
     from benchmarks import ranking_fit
 
