@@ -66,7 +66,7 @@ def test_real_log_views_count_the_same(tmp_path: Path) -> None:
 @settings(max_examples=100, deadline=None)
 @given(texts=st.lists(st.one_of(_TEXTS, st.text(max_size=40)), max_size=12))
 def test_counting_many_texts_at_once_counts_each_exactly(texts: list[str]) -> None:
-    """`count_each` (the encoder's BPE called directly) counts as tiktoken's own encoder."""
+    """`count_each` counts each text as tiktoken's own encoder does, in both encodings."""
     for name in ENCODINGS:
         counter = TiktokenCounter(encoding=name)
         enc = load_offline_encoding(name)

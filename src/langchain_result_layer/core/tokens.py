@@ -409,13 +409,9 @@ class TiktokenCounter:
             assert counter.count_each(["a b\n", "c"]) == [counter.count("a b\n"), 1]
             ```
         """
-        enc = self._enc()
-        # The encoder's own BPE when it has one (`Encoding.encode_ordinary` calls it, and
-        # only adds a retry on lone surrogates, which `count` makes here): no Python call
-        # per text.
-        encode = getattr(getattr(enc, "_core_bpe", None), "encode_ordinary", enc.encode_ordinary)
+        encode = self._enc().encode_ordinary
         try:
-            return list(map(len, map(encode, texts)))
+            return [len(encode(text)) for text in texts]
         except UnicodeEncodeError:  # as `count`: lone surrogates count as U+FFFD
             return list(map(self.count, texts))
 
