@@ -32,8 +32,16 @@ _PIECES = [
     *('The command "make test" ', "failed", "exited with 2.", "npm ERR! code ELIFECYCLE"),
     *("error: Recipe `x` failed", "0", "1", "2", "-1", "137", " ", "  ", "x", ":", "=", "\t"),
     *("İ", "\u212a", "É", "a" * 300),
+    *("build ", "Build Failed", "BUILD F", "the command ", 'Command "x" ', "finished: failure"),
+    *("Recipe ", "elifecycle", "command failed", "COMMAND FAILED", "\n", "FINISHED: "),
 ]
 _LINES = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
+
+
+_OLD_STEP_HINTS = (
+    *("build", "finished:", "##[error]", "the command", "elifecycle", "recipe", "command"),
+)
+"""The verdict hints `_step_failure` tested before its literals (`_STEP_LITERALS`)."""
 
 
 def _old_exit_code_in(line: str) -> int | None:
@@ -52,7 +60,7 @@ def _old_is_step_failure(line: str) -> bool:
         return status != 0
     probe = line[: evidence._PROBE]
     low = probe.lower()
-    if not any(h in low for h in evidence._STEP_HINTS):
+    if not any(h in low for h in _OLD_STEP_HINTS):
         return False
     return bool(evidence._STEP_END_RE.search(probe) or evidence._STEP_START_RE.match(probe))
 

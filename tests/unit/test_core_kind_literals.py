@@ -19,7 +19,6 @@ CORE = Path(core.__file__).parent
 ALLOWED: dict[tuple[str, str, str], str] = {
     ("reference.py", "PLAIN_KIND", "text"): "the one definition of the plain kind (stores need it)",
     ("truncate.py", "to_item", "text"): "a field name of a segment item, not a kind",
-    ("evidence.py", "_STEP_HINTS", "command"): "a word of build-log verdicts, not a kind",
 }
 """(module, enclosing assignment or function, literal) -> why it is not a kind name."""
 

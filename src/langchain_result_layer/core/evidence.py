@@ -510,7 +510,17 @@ _STEP_END_RE = re.compile(
     r"|Command failed\b"
 )
 _STEP_START_RE = re.compile(r"^(?:Finished: (?:FAILURE|ABORTED|UNSTABLE)|##\[error\])")
-_STEP_HINTS = ("build", "finished:", "##[error]", "the command", "elifecycle", "recipe", "command")
+_STEP_LITERALS = (
+    "BUILD F",
+    "Build failed",
+    'command "',
+    "ELIFECYCLE",
+    "error: Recipe ",
+    "Command failed",
+)
+"""Every match of `_STEP_END_RE` holds one of these (each branch one), in the line as printed."""
+_STEP_STARTS = ("Finished: ", "##[error]")
+"""Every match of `_STEP_START_RE` starts with one of these."""
 
 # --------------------------------------------------------------------------- continuation
 
@@ -664,9 +674,9 @@ def _step_failure(probe: str, low: str) -> bool:
     status = _exit_code(low)
     if status is not None:
         return status != 0
-    if not any(map(low.__contains__, _STEP_HINTS)):
-        return False
-    return bool(_STEP_END_RE.search(probe) or _STEP_START_RE.match(probe))
+    if probe.startswith(_STEP_STARTS):
+        return bool(_STEP_END_RE.search(probe) or _STEP_START_RE.match(probe))
+    return any(map(probe.__contains__, _STEP_LITERALS)) and _STEP_END_RE.search(probe) is not None
 
 
 def _passing(head: str) -> bool:
