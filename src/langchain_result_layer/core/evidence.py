@@ -255,7 +255,9 @@ class Signals:
                 out.append(at_line)
                 nl_at = data.find(b"\n", start)
                 line_end = len(data) if nl_at < 0 else nl_at + 1
-            line += text.count("\n", pos, end)
+            # The block's newlines are its UTF-8's `\n` bytes (no other character's bytes
+            # hold one): those before the last match are counted already.
+            line = at_line + data.count(b"\n", counted)
             pos = end
         return out
 
