@@ -1,6 +1,8 @@
 """The analysis passes rewritten for speed give what the code they replaced gave.
 
-Session 11 (perf11): `_fold` replaces digits in the line's UTF-8 instead of with
+Session 11 (perf11): `clean_for_display` returns a coloured line (escapes, no line break or
+carriage return) whose escapes leave it printable once they are removed, without its other
+checks; `_fold` replaces digits in the line's UTF-8 instead of with
 `str.translate`; a line is read through a closure over the one region of a text analysed
 whole, and a printable line is not cleaned; `_fill` offers its priorities run by run instead
 of as a list of tuples; the context walk tests a line for a prompt only when it holds `$ ` or
@@ -17,9 +19,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from langchain_result_layer.core import normalize
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.views import _salience
 from langchain_result_layer.views._salience import _DIGITS_TO_ZERO, _ZEROS_RE, _fold, analyse
+
+
+def _old_clean_for_display(text: str) -> str:
+    """`clean_for_display` before its one-coloured-line step."""
+    if text.isprintable() or not normalize.needs_cleaning(text):
+        return text
+    if "\x1b" in text or "\x9b" in text:
+        text = normalize._ANSI_RE.sub("", text)
+    if "\r" in text:
+        text = normalize._collapse_bare_cr(text)
+    if normalize._REST_RE.search(text) is None:
+        return text
+    text = normalize._CONTROL_RE.sub(normalize._control_picture, text)
+    if "\x1b" in text:
+        text = text.replace("\x1b", "\u241b")
+    if "\x9b" in text:
+        text = text.replace("\x9b", "\ufffd")
+    if normalize._SURROGATE_RE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        text = normalize._SURROGATE_RE.sub("\ufffd", text)
+    return text
 
 
 def _old_fold(text: str) -> str:
@@ -29,7 +53,7 @@ def _old_fold(text: str) -> str:
 
 def _old_region_text(region: _salience._Region, i: int) -> str:
     line = region.raw_lines[i].rstrip("\r")
-    return clean_for_display(line).rstrip("\r") if line else line
+    return _old_clean_for_display(line).rstrip("\r") if line else line
 
 
 def _old_fill(work: _salience._Work, weights: _salience._Weights, total: int) -> None:
@@ -72,6 +96,24 @@ _TEXTS = st.one_of(
     st.lists(_LINE, max_size=60).map("\n".join),
     st.lists(st.one_of(_LINE, st.text(max_size=40)), max_size=40).map("\n".join),
 )
+
+
+_ESCAPED = st.lists(
+    st.sampled_from(
+        [
+            *("\x1b[31m", "\x1b[0m", "\x1b[0K", "\x1b[33;1m", "\x1b]0;t\x07", "\x1b]8;;x", "\x1b"),
+            *("\x1bP1\x1b\\", "\x1b(B", "\x9b1m", "\x9b", "\x1b[", "\x1b[1", "a", "é", " ", "\t"),
+            *("\r", "\n", "\x00", "\x7f", "\ud800", "\u200b", "\xa0", "\u2028", "ok", "[1/2]"),
+        ]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=st.one_of(_ESCAPED, _LINE, st.text(max_size=80)))
+def test_cleaning_is_that_of_the_replaced_code(text: str) -> None:
+    assert clean_for_display(text) == _old_clean_for_display(text)
 
 
 @settings(max_examples=600, deadline=None)

@@ -126,7 +126,15 @@ def clean_for_display(text: str) -> str:
         clean_for_display("a\x00b")  # 'a␀b'
         ```
     """
-    if text.isprintable() or not needs_cleaning(text):  # a printable text holds none of them
+    if text.isprintable():  # a printable text holds none of them
+        return text
+    if "\n" not in text and "\x1b" in text and "\r" not in text:
+        # One coloured line (most lines that need cleaning): when removing its escapes
+        # leaves it printable, that is all the steps below would do.
+        plain = _ANSI_RE.sub("", text)
+        if plain.isprintable():
+            return plain
+    if not needs_cleaning(text):
         return text
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI_RE.sub("", text)
