@@ -32,7 +32,7 @@ from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
 from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
-from langchain_result_layer.views._salience import Analysis, windows_of
+from langchain_result_layer.views._salience import Analysis, Ranking, windows_of
 
 __all__ = [
     "Cut",
@@ -190,7 +190,7 @@ class Window:
         }
 
 
-def showing_order(analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -> list[int]:
+def showing_order(analysis: Analysis, ranked: Iterable[int], texts: LineTexts) -> list[int]:
     """`ranked` with each short one-line gap taken as soon as both its neighbours are.
 
     A one-line gap between two shown lines costs a marker; when the line is short it is
@@ -223,7 +223,7 @@ class _ShowingOrder:
 
     __slots__ = ("_ranked", "_reach", "_taken", "_texts", "_total", "lines")
 
-    def __init__(self, analysis: Analysis, ranked: Sequence[int], texts: LineTexts) -> None:
+    def __init__(self, analysis: Analysis, ranked: Iterable[int], texts: LineTexts) -> None:
         self.lines: list[int] = []
         """The order so far."""
         self._ranked = iter(ranked)
@@ -575,7 +575,7 @@ _SAMPLE_CHARS = 16_000
 
 def fit_windows(
     analysis: Analysis,
-    ranked: Sequence[int],
+    ranked: Sequence[int] | Ranking,
     *,
     texts: LineTexts,
     render: Callable[[list[Window]], str],

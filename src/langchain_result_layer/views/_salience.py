@@ -37,9 +37,9 @@ import bisect
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from operator import add
 
 from langchain_result_layer.core.evidence import (
@@ -59,7 +59,7 @@ from langchain_result_layer.core.evidence import (
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.views.text import utf8_length
 
-__all__ = ["DEFAULT_SETTINGS", "Analysis", "SalienceSettings", "analyse", "windows_of"]
+__all__ = ["DEFAULT_SETTINGS", "Analysis", "Ranking", "SalienceSettings", "analyse", "windows_of"]
 
 FULL_ANALYSIS_CHARS = 4_000_000
 """Inputs up to this size are analysed line by line in full."""
@@ -570,7 +570,7 @@ class Analysis:
     is_error: bool = False
     settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
     _lines: _Lines = field(default_factory=lambda: _Lines(regions=[], firsts=[]))
-    _ranked: list[int] | None = None
+    _ranking: Ranking | None = None
     _raw_bytes: int | None = None
 
     def byte_size(self, raw: str) -> int:
@@ -618,7 +618,7 @@ class Analysis:
             ln: value * boost if self.roles.get(ln) == "tail" else value
             for ln, value in self.priority.items()
         }
-        return replace(self, priority=priority, is_error=True, _ranked=None)
+        return replace(self, priority=priority, is_error=True, _ranking=None)
 
     def ranked(self) -> list[int]:
         """Line numbers by priority, with diminishing returns for repeated kinds of lines.
@@ -629,9 +629,13 @@ class Analysis:
         failure lists decay slowly (each failed test matters); other lines quickly after the
         second of a group. Later lines come first on ties.
         """
-        if self._ranked is None:
-            self._ranked = _greedy(self, dict(self.priority))
-        return self._ranked
+        return self.ranking().head(len(self.priority))
+
+    def ranking(self) -> Ranking:
+        """`ranked`, made as far as it is read (a fit reads the top few thousand lines)."""
+        if self._ranking is None:
+            self._ranking = Ranking(_greedy_order(self, dict(self.priority)))
+        return self._ranking
 
     @property
     def first_error(self) -> int | None:
@@ -1439,12 +1443,18 @@ def _per_length(
 
 
 def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
+    """`_greedy_order` whole."""
+    return list(_greedy_order(analysis, effective))
+
+
+def _greedy_order(analysis: Analysis, effective: dict[int, float]) -> Iterator[int]:
     """Lazy-greedy order with a repetition factor per group and per identical line.
 
     One heap entry per group holds the group's best remaining line, valued with the group's
     current factor (equivalent to lazy greedy, in O(n log n)). A line identical to lines
     already taken is pushed back with a lower value before it is taken (values only ever go
-    down, so the lazy order stays exact).
+    down, so the lazy order stays exact). Each line is yielded as it is taken: a reader that
+    stops early never pays for the rest.
     """
     settings = analysis.settings
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
@@ -1458,7 +1468,6 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     heap.extend((-effective[ln], -ln, -1, "", 0) for ln in solo)
     heapq.heapify(heap)
     copies: dict[str, int] = {}
-    order: list[int] = []
     while heap:
         neg_value, neg_ln, taken, key, applied = heapq.heappop(heap)
         line = -neg_ln
@@ -1468,7 +1477,7 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
             factor = settings.exact_repeat ** (seen - applied)
             heapq.heappush(heap, (neg_value * factor, neg_ln, taken, key, seen))
             continue
-        order.append(line)
+        yield line
         if exact:
             copies[exact] = seen + 1
         if taken < 0:
@@ -1484,7 +1493,71 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
         else:
             line_factor = settings.other_repeat ** max(0, taken - 2)
         heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key, 0))
-    return order
+
+
+_CHUNK = 64
+"""Lines a `Ranking` makes at once when read past its end: a reader that stops early has paid
+for at most this many lines more than it read, and reading costs less per line."""
+
+
+class Ranking:
+    """Lines by priority (`Analysis.ranked`), made as far as they are read.
+
+    The order comes from an iterator (`_greedy_order`) and is kept as it is made, so every
+    reader (and every `capped` view of it) sees the same lines in the same order, however
+    far and whenever it reads.
+
+    Example:
+        ```python
+        ranking = Ranking(iter([3, 1, 2]))
+        assert ranking.head(2) == [3, 1] and ranking.lines == [3, 1]
+        assert list(ranking.capped(2)) == [3, 1] and list(ranking) == [3, 1, 2]
+        assert ranking and not Ranking(iter([]))
+        ```
+    """
+
+    __slots__ = ("_limit", "_more", "lines")
+
+    def __init__(self, order: Iterator[int], limit: int | None = None) -> None:
+        """Read `order` as far as needed, at most `limit` lines (`None`: all)."""
+        self.lines: list[int] = []
+        """The lines made so far."""
+        self._more = order
+        self._limit = limit
+
+    def capped(self, limit: int) -> Ranking:
+        """The same ranking (sharing the lines made) read at most `limit` lines far."""
+        capped = Ranking(self._more, limit)
+        capped.lines = self.lines
+        return capped
+
+    def head(self, n: int) -> list[int]:
+        """The top `n` lines (fewer when there are fewer)."""
+        if self._limit is not None:
+            n = min(n, self._limit)
+        lines = self.lines
+        if len(lines) < n:
+            lines.extend(islice(self._more, n - len(lines)))
+        return lines[:n]
+
+    def __iter__(self) -> Iterator[int]:
+        """The lines in order, made `_CHUNK` at a time as they are read."""
+        lines, more, limit = self.lines, self._more, self._limit
+        i = 0
+        while True:
+            if i == len(lines):
+                lines.extend(islice(more, _CHUNK))
+                if i == len(lines):
+                    return  # no more lines
+            stop = len(lines) if limit is None else min(len(lines), limit)
+            yield from islice(lines, i, stop)
+            if stop == limit:
+                return
+            i = stop
+
+    def __bool__(self) -> bool:
+        """Whether it has a line."""
+        return bool(self.head(1))
 
 
 def windows_of(lines: Iterable[int]) -> list[tuple[int, int]]:

@@ -277,10 +277,10 @@ def render_line_evidence(
         assert "error: disk full" in text and result.shown > 0
         ```
     """
-    ranked = analysis.ranked()[:_MAX_RANKED]
-    sample = "\n".join((analysis.text(ln) or "")[:400] for ln in ranked[:60])
+    ranked = analysis.ranking().capped(_MAX_RANKED)  # made as far as the fit reads it
+    sample = "\n".join((analysis.text(ln) or "")[:400] for ln in ranked.head(60))
     limits = _line_limits(ctx, sample, analysis.settings)
-    texts = LineTexts(analysis, limits, ranked[: limits.anchors], ranked[:_NEAR_TOP])
+    texts = LineTexts(analysis, limits, ranked.head(limits.anchors), ranked.head(_NEAR_TOP))
     fence = equal_cost_fence(ctx.counter, extra_parts)
     views: dict[int, ResultView] = {}
     parts = NeutralisedParts()  # the probes render mostly the same lines
