@@ -1372,6 +1372,10 @@ _BY_LENGTH = frozenset(("exit", "context", "tail"))
 """Roles whose lines rank by their length too (`_per_length`): not errors of their own."""
 
 
+_DIGIT_RUN_RE = re.compile(r"[0-9]+")
+"""A run of ASCII digits (`_group_key` folds it to `0` in one pass)."""
+
+
 def _group_key(text: str) -> str:
     """The first three words of a line after its timestamp; numbers folded, paths as `*`."""
     words: list[str] = []
@@ -1382,9 +1386,8 @@ def _group_key(text: str) -> str:
             words.append("*")
         elif token.isalpha():  # no digit to fold (most words)
             words.append(token)
-        else:
-            folded = token.translate(_DIGITS_TO_ZERO)
-            words.append(_ZEROS_RE.sub("0", folded) if "00" in folded else folded)
+        else:  # each run of digits as one `0` (what `_fold` makes of it)
+            words.append(_DIGIT_RUN_RE.sub("0", token))
         if len(words) == 3:
             break
     return " ".join(words)
