@@ -979,21 +979,39 @@ def depth_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None = No
     return "\n".join(lines)
 
 
+def _cli_corpus(argv: Sequence[str]) -> Path | None:
+    """The folder named by `--corpus PATH` (or `--corpus=PATH`), else `LRL_CORPUS` or the default.
+
+    Example:
+        ```python
+        assert _cli_corpus(["--protocol", "--corpus", "/nowhere"]) is None
+        ```
+    """
+    for i, arg in enumerate(argv):
+        given = argv[i + 1] if arg == "--corpus" and i + 1 < len(argv) else None
+        given = arg.partition("=")[2] if arg.startswith("--corpus=") else given
+        if given is not None:  # a folder named is used or refused, never replaced by another
+            return Path(given) if (Path(given) / "cases.jsonl").exists() else None
+    return corpus_path(None)
+
+
 if __name__ == "__main__":
-    if "--depth" in sys.argv:
-        pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
-        print(depth_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
+    args = sys.argv[1:]
+    chosen = _cli_corpus(args)
+    if chosen is None:
+        sys.exit("no corpus: pass --corpus PATH (a folder with cases.jsonl) or set LRL_CORPUS")
+    pairs = [a for a in args if "=" in a and not a.startswith("--")]
+    if "--depth" in args:
+        print(depth_run(chosen, parse_settings(pairs)))
         sys.exit(0)
-    if "--tuned" in sys.argv:
-        pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
-        print(tuned_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
+    if "--tuned" in args:
+        print(tuned_run(chosen, parse_settings(pairs)))
         sys.exit(0)
-    if "--protocol" in sys.argv:
-        pairs = [a for a in sys.argv[1:] if "=" in a and not a.startswith("--")]
-        print(protocol_run(corpus_path(None) or Path("../shared/corpus"), parse_settings(pairs)))
+    if "--protocol" in args:
+        print(protocol_run(chosen, parse_settings(pairs)))
         sys.exit(0)
-    quick_run = "--quick" in sys.argv
-    bench = run(corpus=None, quick=quick_run)
+    quick_run = "--quick" in args
+    bench = run(corpus=chosen, quick=quick_run)
     print(bench.render())
     if "--misses" in sys.argv:
         print(json.dumps(bench.data["tuned_misses_2000"], indent=1))
