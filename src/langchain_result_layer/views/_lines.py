@@ -375,11 +375,11 @@ class _OrderCosts:
         size, windows, singles = sums[-1], counts[-1], single[-1]
         while size <= room and size < chars:
             if top >= total:  # the order made so far is costed: make more of it, if any
-                if more is None or not more(top + _ORDER_STEP):
-                    total = len(order)
-                    if top >= total:
-                        break
+                if more is not None:
+                    more(top + _ORDER_STEP)
                 total = len(order)
+                if top >= total:
+                    break
             ln = order[top]
             line = known(ln) or shown(ln)
             size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
