@@ -139,6 +139,15 @@ def test_huge_input_keeps_the_middle_error_with_its_frames() -> None:
         ("Tests: 12, Assertions: 30, Failures: 2.", SALIENCE_SUMMARY),
         ("OK, but incomplete, skipped, or risky tests!", SALIENCE_DETAIL),
         ("OK (231 tests, 679 assertions)", 0.0),
+        # a test's name with its verdict padded to a column of the terminal, however wide
+        ("  'Whitespace1.purs' should fail with 'ErrorParsingModule':" + " " * 150 + "OK", 0.0),
+        ("  'Case.purs' should fail with 'Error':" + " " * 90 + "OK (0.01s)", 0.0),
+        ("  'Case.purs' should fail with 'Error': KO", SALIENCE_ERROR),
+        # a tally of outcomes counts its failures; a status after `failed:` is no count
+        ("Tests Passed: 5986, Failed: 2, Skipped: 631, Pending: 169", SALIENCE_SUMMARY),
+        ("Failed!  - Failed:     1, Passed:    10, Skipped:     0, Total:    11", SALIENCE_SUMMARY),
+        ("  *  External link http://example.com/a.pdf failed: 404 No error", SALIENCE_ERROR),
+        ("Tests Passed: 12, Failed: 0, Skipped: 1", 0.0),
     ],
 )
 def test_line_kinds(line: str, expected: float) -> None:

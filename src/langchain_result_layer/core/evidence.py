@@ -442,10 +442,13 @@ _WARNING_LABEL_RE = re.compile(
 _WERROR_RE = re.compile(
     r"\bFailing due to -Werror|\bwarnings? (?:being |are |is )?treated as errors?", re.IGNORECASE
 )
-# A count of failures, or the header of a failure report.
+# A count of failures, or the header of a failure report. A tally's `Failed: 2` counts when
+# the number ends its item (`Passed: 5986, Failed: 2, Skipped: 631`, `| FAILED: 1 ]`), not
+# when a status or a code follows (`failed: 404 No error`).
 _SUMMARY_RE = re.compile(
     r"(?<![\d.])[1-9]\d{0,8} (?:failed|failures?|errors?)\b"
     r"|\b(?:failures|errors)\b\W{0,3}[1-9]"
+    r"|\bfailed:\s{0,8}[1-9]\d{0,8}(?=\s*(?:[,;|\])]|$))"
     r"|^\W{0,8}(?:failed tests|tests in error|failing tests|failures!?|errors!?|"
     r"=+ (?:failures|errors|short test summary info) =+)\W{0,8}$",
     re.IGNORECASE,
@@ -473,10 +476,16 @@ _WARNING_LINE_RE = re.compile(
 # SKIP/PASS line (it names a test; it reports no failure).
 _PASSING_SUFFIX_RE = re.compile(
     r"(?:\.\.\.|…)\s{0,8}(?:ok|passed|pass|skipped|done|yes|no)\b[.!]?\s*$"
-    r"|(?<=\S)\s(?:PASSED|ok)\s{1,4}\[\s{0,3}\d{1,3}%\]\s*$"
-    r"|(?<=\S)(?::\s|\s\s)\s{0,80}(?:OK|PASS|PASSED|passed)\b(?: \([\d.]{1,12}m?s\))?[.!]?\s*$",
+    r"|(?<=\S)\s(?:PASSED|ok)\s{1,4}\[\s{0,3}\d{1,3}%\]\s*$",
     re.IGNORECASE,
 )
+# A pass verdict in a column of its own at the end of the line (`name:   OK (0.01s)`,
+# `name      PASSED`): `_in_pass_column` reads the gap before it, however wide.
+_PASS_COLUMN_RE = re.compile(
+    r"(?<!\S)(?:OK|PASS|PASSED|passed)(?: \([\d.]{1,12}m?s\))?[.!]?$", re.IGNORECASE
+)
+_PASS_COLUMN_CHARS = 24
+"""The longest verdict `_PASS_COLUMN_RE` matches (`PASSED (123456789.12ms).`)."""
 _PASSING_START_RE = re.compile(
     r"^(?:"
     r"\s{0,40}(?:(?:SKIP|SKIPPED|XFAIL|XFAILED|PASS|PASSED|XPASS|OK)\b(?!:?\s*$)(?!,\s*but\b)"
@@ -692,7 +701,26 @@ def _passing_suffix(head: str) -> bool:
     tail = head.rstrip()[-16:].lower()
     if not ("ok" in tail or "pass" in tail or "..." in head or "…" in head):
         return False
-    return _PASSING_SUFFIX_RE.search(head[-200:]) is not None
+    return _PASSING_SUFFIX_RE.search(head[-200:]) is not None or _in_pass_column(head)
+
+
+def _in_pass_column(head: str) -> bool:
+    """A pass verdict after a gap: two blanks or more, or `: ` (`name:` + padding + `OK`).
+
+    A runner that pads its verdicts to a column of the terminal (hspec's `'x.purs' should
+    fail with 'E':` + 150 blanks + `OK`) leaves a gap of any width: the gap is read back from
+    the verdict (one `rstrip`), so its width costs no regex backtracking.
+    """
+    line = head.rstrip()
+    verdict = _PASS_COLUMN_RE.search(line, max(0, len(line) - _PASS_COLUMN_CHARS))
+    if verdict is None:
+        return False
+    before = line[: verdict.start()]
+    name = before.rstrip()
+    gap = len(before) - len(name)
+    if gap >= 2:
+        return bool(name)
+    return gap == 1 and name.endswith(":") and not name[-2:-1].isspace() and len(name) > 1
 
 
 def _is_item(head: str) -> bool:
