@@ -20,7 +20,6 @@ from langchain_result_layer.views._salience import (
     Analysis,
     _best_last,
     _grouped,
-    _per_length,
 )
 from tests.property.strategies import log_analyses
 
@@ -30,7 +29,6 @@ def _reference(analysis: Analysis) -> list[int]:
     settings = analysis.settings
     effective = dict(analysis.priority)
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
-    _per_length(effective, texts, roles, settings)
     by_group, solo = _grouped(effective, texts, roles)
     heap: list[tuple[float, int, int, str, int]] = []
     for key, members in by_group.items():

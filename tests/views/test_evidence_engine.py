@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from langchain_result_layer.core.reference import Reference
-from langchain_result_layer.views._salience import SalienceSettings, analyse
+from langchain_result_layer.views._salience import analyse
 from langchain_result_layer.views.command import CommandView
 from langchain_result_layer.views.logs import LogView
 from tests.views.conftest import COUNTER, assert_fence_unforgeable, assert_fits, make_ctx
@@ -156,9 +156,7 @@ def test_train_logs_fit_and_state_what_they_leave_out(corpus: Path, tokens: int)
 
 def test_a_line_that_does_not_fit_is_cut_shorter_and_the_fill_goes_on() -> None:
     # A token-dense long line high in the ranking does not fit the room the lines above it
-    # leave; the view cuts it shorter within the line instead of stopping there. (The
-    # ranking's length factor would rank this context line lower: it is turned off to
-    # keep the line high, which is what this test is about.)
+    # leave; the view cuts it shorter within the line instead of stopping there.
     dense = "\tfunction Run[40]..Verify line 55: " + "|t+0#0000001#ffd7ff255|2@1|3" * 60
     found = [
         f"\tFound errors in Test_popup_{i}(): the screen dump differs from the expected one"
@@ -171,7 +169,7 @@ def test_a_line_that_does_not_fit_is_cut_shorter_and_the_fill_goes_on() -> None:
     lines += [*report, "TEST FAILURE", "make: *** [test] Error 2"]
     raw = "\n".join(lines) + "\n"
     ctx = make_ctx("command", tokens=600)
-    view = CommandView(salience=SalienceSettings(long_line_exponent=0.0))
+    view = CommandView()
     out = view.render(view.prepare(raw), ctx)
     assert_fits(out.content, ctx)
     text = str(out.content)

@@ -162,11 +162,6 @@ class SalienceSettings:
     of one block give it `1 - (1 - share) ** n` of the latest one's (a header over a long
     list ranks near the list's first line, one over a single error below its context)."""
 
-    header_paragraph: int = 3
-    """A header of at most this many unindented lines after a blank line is read whole (a
-    tool's two-line banner above its indented errors); a longer unindented run above the
-    block is other output, and only its last line is the header."""
-
     # --- floors
     tail_floor: float = 2.5
     """Priority of the last non-blank line (exit status, summary); each line above it gets
@@ -224,20 +219,6 @@ class SalienceSettings:
     other_repeat: float = 0.75
     """Per-line factor for the third and later lines of any other group (a block of similar
     lines does not crowd out everything else)."""
-
-    long_line_chars: int = 200
-    """Length (display characters) up to which a line's length does not change its rank;
-    see `long_line_exponent`."""
-
-    long_line_exponent: float = 0.3
-    """A longer verdict, context or tail line is ranked by its priority times `(length /
-    long_line_chars) ** -exponent` (error and detail lines are not: a long error is cut
-    within the line and keeps its room). A 2,000-character line counts half (0.5 at 0.3),
-    as it costs the room of several others: the view takes the top of the ranking that
-    fits its budget, so a long verdict ranked third (`Command failed with status (1):
-    [ruby ...]` echoing a whole command line) took the room of the report above it in a
-    1,000-token view. Lower keeps long lines higher (0 turns this off); higher lets short
-    lines pass long labelled ones (0.5 lost tuned logs at 2,000 tokens)."""
 
     # --- fill
     fill_anchors: int = 24
@@ -1105,11 +1086,10 @@ def _in_test_code(frame: str) -> bool:
 def _header_above(work: _Work, line_no: int, score: float) -> None:
     """The header of an indented report (`standard: ...` above its indented errors).
 
-    The header is the nearest unindented line above the anchor, with the unindented lines
-    just above it when they form a short paragraph (`_header_paragraph`). It gets
-    `header_share` of the anchor's weight, and each further anchor of the block under it
-    raises that share (`1 - (1 - share) ** n` for `n` anchors): the header of a long list
-    of errors comes right after the list's first lines, not after all of them.
+    The header is the nearest unindented line above the anchor. It gets `header_share` of
+    the anchor's weight, and each further anchor of the block under it raises that share
+    (`1 - (1 - share) ** n` for `n` anchors): the header of a long list of errors comes right
+    after the list's first lines, not after all of them.
     """
     settings = work.settings
     text0 = work.texts.get(line_no) or work.lines.text(line_no) or ""
@@ -1122,30 +1102,8 @@ def _header_above(work: _Work, line_no: int, score: float) -> None:
         if nearby.strip() and nearby[:1] not in (" ", "\t"):
             anchors = work.headed[ln] = work.headed.get(ln, 0) + 1
             value = score * (1.0 - (1.0 - settings.header_share) ** anchors)
-            for header, text in _header_paragraph(work, ln, nearby):
-                work.show(header, value, "context", text)
-                value *= settings.continuation_decay
+            work.show(ln, value, "context", nearby)
             return
-
-
-def _header_paragraph(work: _Work, header: int, text: str) -> list[tuple[int, str]]:
-    """The header line, then the lines above it that open its paragraph (nearest first).
-
-    A header of a few unindented lines after a blank line (a tool's banner, `lint: Use Lint
-    Style` / `lint: Run lint --fix ...`) is read whole; an unindented run of
-    more than `header_paragraph` lines above the block is other output (the steps that
-    passed before it), so only its last line is the header.
-    """
-    out = [(header, text)]
-    limit = work.settings.header_paragraph
-    for ln in range(header - 1, header - limit - 1, -1):
-        above = work.lines.text(ln)
-        if above is None or not above.strip():
-            return out
-        if above[:1] in (" ", "\t") or len(out) == limit:
-            return out[:1]
-        out.append((ln, above))
-    return out[:1]
 
 
 def _before(work: _Work, line_no: int, score: float) -> None:
@@ -1368,10 +1326,6 @@ def analyse(
 # --------------------------------------------------------------------------- ranking
 
 
-_BY_LENGTH = frozenset(("exit", "context", "tail"))
-"""Roles whose lines rank by their length too (`_per_length`): not errors of their own."""
-
-
 _DIGIT_RUN_RE = re.compile(r"[0-9]+")
 """A run of ASCII digits (`_group_key` folds it to `0` in one pass)."""
 
@@ -1425,26 +1379,6 @@ def _best_last(members: list[int], effective: dict[int, float]) -> None:
     members.sort(key=effective.__getitem__)
 
 
-def _per_length(
-    effective: dict[int, float],
-    texts: dict[int, str],
-    roles: dict[int, str],
-    settings: SalienceSettings,
-) -> None:
-    """Lower the value of long lines that are not errors of their own (by their room).
-
-    Verdicts, context and tail lines longer than `long_line_chars` count less; error and
-    detail lines keep their value whatever their length (a long error is cut within the
-    line and keeps the room of a top line). Fill lines have no text and are not read.
-    """
-    exponent, unit = settings.long_line_exponent, settings.long_line_chars
-    if exponent <= 0:
-        return
-    for ln, text in texts.items():
-        if len(text) > unit and ln in effective and roles.get(ln) in _BY_LENGTH:
-            effective[ln] *= (len(text) / unit) ** -exponent
-
-
 def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
     """`_greedy_order` whole."""
     return list(_greedy_order(analysis, effective))
@@ -1461,7 +1395,6 @@ def _greedy_order(analysis: Analysis, effective: dict[int, float]) -> Iterator[i
     """
     settings = analysis.settings
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
-    _per_length(effective, texts, roles, settings)
     by_group, solo = _grouped(effective, texts, roles)
     # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
     heap: list[tuple[float, int, int, str, int]] = []
