@@ -244,13 +244,21 @@ class ChunkedResultStore(ABC):
         Raises:
             StoreQuotaExceededError: When even a capped record does not fit the quota.
         """
+        meta, gap = self._capped(plan, used)
+        return meta, iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap)
+
+    def _capped(self, plan: PutPlan, used: int | None) -> tuple[RecordMeta, tuple[int, int] | None]:
+        """The record under the size cap and the quota, and the range it leaves out (if any).
+
+        Raises:
+            StoreQuotaExceededError: When even a capped record does not fit the quota.
+        """
         left = None if self.tenant_quota is None or used is None else self.tenant_quota - used
-        meta, gap = plan.finish(
+        return plan.finish(
             max_record_size=self.max_record_size,
             quota_left=left,
             min_capped_size=self.min_capped_size,
         )
-        return meta, iter_chunks(plan.data, chunk_size=self.chunk_size, gap=gap)
 
     # ------------------------------------------------------------------ port
 

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING
 
 from langchain_result_layer.errors import RecordNotAccessibleError
 from langchain_result_layer.stores._chunked import ChunkedResultStore, put_label
-from langchain_result_layer.stores._chunks import Chunk, ListChunkSource, count_newlines
+from langchain_result_layer.stores._chunks import (
+    Chunk,
+    ListChunkSource,
+    count_newlines,
+    iter_chunks,
+)
 from langchain_result_layer.stores._core import ASYNC_INLINE_LIMIT, PutPlan, permitted
 from langchain_result_layer.stores.base import AuditEntry, Principal, ReadResult, RecordMeta
 
@@ -40,10 +45,31 @@ __all__ = ["InMemoryResultStore"]
 
 @dataclass(slots=True)
 class _Record:
+    """A stored result: its data, cut into chunks when it is first read.
+
+    A record that is written and never read (most of a layer's: the model reads few of
+    them) costs no copy of its data and no count of its chunks' newlines. A capped record
+    is cut at once (it keeps only its chunks, not the data left out).
+    """
+
     meta: RecordMeta
-    chunks: list[Chunk]
-    starts: list[int]
-    nl_before: list[int]
+    data: str | bytes
+    gap: tuple[int, int] | None
+    """The range left out of a capped record (`None`: all of it is kept)."""
+    chunk_size: int
+    _chunks: list[Chunk] | None = None
+    _starts: list[int] | None = None
+    _nl_before: list[int] | None = None
+
+    def layout(self) -> tuple[list[Chunk], list[int], list[int]]:
+        """The chunks, their starts and the newlines before each (made once)."""
+        if self._chunks is None or self._starts is None or self._nl_before is None:
+            chunks = list(iter_chunks(self.data, chunk_size=self.chunk_size, gap=self.gap))
+            self._starts = [c.start for c in chunks]
+            self._nl_before = [c.nl_before for c in chunks]
+            self._chunks = chunks
+            self.data = self.data[:0]  # the chunks hold it now
+        return self._chunks, self._starts, self._nl_before
 
 
 class InMemoryResultStore(ChunkedResultStore):
@@ -113,14 +139,11 @@ class InMemoryResultStore(ChunkedResultStore):
                 raise ValueError(msg)
             tenant, now = plan.principal.tenant, plan.created_at
             used = self._usage(tenant, now) if self.tenant_quota is not None else None
-            meta, pieces = self._sized(plan, used)
-            chunks = list(pieces)
-            self._records[meta.record_id] = _Record(
-                meta=meta,
-                chunks=chunks,
-                starts=[c.start for c in chunks],
-                nl_before=[c.nl_before for c in chunks],
-            )
+            meta, gap = self._capped(plan, used)
+            record = _Record(meta=meta, data=plan.data, gap=gap, chunk_size=self.chunk_size)
+            if gap is not None:
+                record.layout()  # a capped record keeps only its chunks, not all of the data
+            self._records[meta.record_id] = record
             self._audit_add(
                 plan.created_at, principal, meta.record_id, "put", put_label(meta), True
             )
@@ -136,12 +159,13 @@ class InMemoryResultStore(ChunkedResultStore):
 
     def _read(self, record_id: str, principal: Principal, request: ReadRequest) -> ReadResult:
         record = self._get(record_id, principal, "read", request.label)
-        chunks = record.chunks
+        with self._lock:  # the chunks are made by the first read
+            chunks, starts, nl_before = record.layout()
 
         def load(i: int) -> Chunk:
             return chunks[i]
 
-        source = ListChunkSource(record.starts, record.nl_before, load)
+        source = ListChunkSource(starts, nl_before, load)
         result = request.serve(record.meta, source)
         self.stats.add(len(source.loaded))
         return result
@@ -205,9 +229,9 @@ class InMemoryResultStore(ChunkedResultStore):
         Returns:
             The line number.
         """
-        record = self._records[record_id]
-        i = max(0, bisect.bisect_right(record.starts, offset) - 1)
-        chunk = record.chunks[i]
+        chunks, starts, _ = self._records[record_id].layout()
+        i = max(0, bisect.bisect_right(starts, offset) - 1)
+        chunk = chunks[i]
         return chunk.nl_before + count_newlines(chunk.data[: max(0, offset - chunk.start)]) + 1
 
     def __repr__(self) -> str:

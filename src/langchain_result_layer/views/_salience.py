@@ -384,11 +384,10 @@ class _Region:
         cached = self._clean.get(i)
         if cached is None:
             line = self.raw_lines[i]
-            if line.isprintable():  # most lines: nothing to clean, no `\r` (not printable)
-                cached = line
-            else:
+            if line[-1:] == "\r":  # a CRLF line (most of a Windows or Travis log)
                 line = line.rstrip("\r")
-                cached = clean_for_display(line).rstrip("\r") if line else line
+            # Most lines: nothing to clean.
+            cached = line if line.isprintable() else clean_for_display(line).rstrip("\r")
             self._clean[i] = cached
         return cached
 
