@@ -11,10 +11,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from langchain_result_layer.core.evidence import find_exit_status
 from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.stores.base import Principal
 from langchain_result_layer.stores.memory import InMemoryResultStore
-from langchain_result_layer.views._salience import _split_region
+from langchain_result_layer.views import _salience
+from langchain_result_layer.views._salience import SalienceSettings, _split_region, analyse
+from langchain_result_layer.views.command import _newlines
 
 _ALPHABET = st.sampled_from(
     [
@@ -90,3 +93,27 @@ def test_lazy_chunks_read_as_eager_ones(
     )
     if cap is None:
         assert lazy.read(meta.record_id, principal=who).data == text
+
+
+_STATUS = st.sampled_from(["exit code 1", "ok", "", "make: *** [all] Error 2", "rc=0", "x" * 30])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_STATUS | _TEXT, max_size=40), st.booleans(), st.integers(1, 60))
+def test_exit_status_with_known_newlines(parts: list[str], small: bool, tail: int) -> None:
+    raw = "\n".join(parts)
+    if small:  # a "huge" text: head, middle windows, tail
+        full, _salience.FULL_ANALYSIS_CHARS = _salience.FULL_ANALYSIS_CHARS, 50
+        try:
+            analysis = analyse(
+                raw, settings=SalienceSettings(head_part_chars=20, tail_part_chars=20)
+            )
+        finally:
+            _salience.FULL_ANALYSIS_CHARS = full
+    else:
+        analysis = analyse(raw)
+    newlines = _newlines(analysis, raw)
+    assert newlines == raw.count("\n")
+    assert find_exit_status(raw, tail_chars=tail, newlines=newlines) == find_exit_status(
+        raw, tail_chars=tail
+    )

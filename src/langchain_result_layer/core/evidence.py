@@ -1229,8 +1229,10 @@ class ExitStatus:
     line_text: str
 
 
-def find_exit_status(text: str, *, tail_chars: int = 64_000) -> ExitStatus | None:
-    """The last exit status stated in the last `tail_chars` characters of `text`.
+def find_exit_status(
+    text: str, *, tail_chars: int = 64_000, newlines: int | None = None
+) -> ExitStatus | None:
+    r"""The last exit status stated in the last `tail_chars` characters of `text`.
 
     Recognises `exit code N`, `exit status N`, `exited with N`, `Process finished with exit
     code N`, `Process completed with exit code N`, `make: *** [...] Error N`, `returned
@@ -1240,6 +1242,8 @@ def find_exit_status(text: str, *, tail_chars: int = 64_000) -> ExitStatus | Non
     Args:
         text: Command output.
         tail_chars: How much of the end of `text` to search.
+        newlines: The number of `\n` in `text`, when the caller knows it (the line number
+            of a status far from the start is then found without counting them again).
 
     Returns:
         The status, or `None` when none is stated.
@@ -1258,6 +1262,9 @@ def find_exit_status(text: str, *, tail_chars: int = 64_000) -> ExitStatus | Non
         code = exit_code_in(line)
         if code is not None:
             line_index = len(lines) - 1 - back
-            line_no = text.count("\n", 0, start) + line_index + 1
+            before = (
+                text.count("\n", 0, start) if newlines is None else newlines - region.count("\n")
+            )
+            line_no = before + line_index + 1
             return ExitStatus(code=code, line_no=line_no, line_text=line.rstrip("\r")[:2_000])
     return None

@@ -114,6 +114,13 @@ def _as_text(payload: object) -> Prepared:
     return _TEXT_FALLBACK.prepare(payload)
 
 
+def _newlines(analysis: Analysis, raw: str) -> int:
+    r"""The `\n` of `raw`, from its lines as `analysis` counted them (no second count)."""
+    if not raw:
+        return 0
+    return analysis.total_lines - (0 if raw.endswith("\n") else 1)
+
+
 def _line_limits(ctx: ViewContext, sample: str, settings: SalienceSettings) -> LineLimits:
     tokens = max(1, ctx.counter.count(sample)) if sample else 1
     ratio = max(1.0, len(sample) / tokens) if sample else 3.5
@@ -387,8 +394,9 @@ class CommandView(SalienceView):
         """Keep text as it is (anything else as JSON); analyse it once."""
         prepared = _as_text(payload)
         raw = raw_text(prepared)
+        analysis = analyse(raw, settings=self.salience)
         prepared.data = _LinesData(
-            analysis=analyse(raw, settings=self.salience), exit=find_exit_status(raw)
+            analysis=analysis, exit=find_exit_status(raw, newlines=_newlines(analysis, raw))
         )
         return prepared
 
