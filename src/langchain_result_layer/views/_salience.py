@@ -496,6 +496,8 @@ class _Weights:
     patterns: int
     repeats: set[int] = field(default_factory=set)
     """Later copies of an error already seen (lowered by `_lower_repeats`)."""
+    group_keys: dict[str, str] = field(default_factory=dict)
+    """`_group_key` of each text keyed so far (the ranking's `_grouped` reads it again)."""
 
 
 @dataclass(slots=True)
@@ -552,6 +554,8 @@ class Analysis:
     _lines: _Lines = field(default_factory=lambda: _Lines(regions=[], firsts=[]))
     _ranking: Ranking | None = None
     _raw_bytes: int | None = None
+    _group_keys: dict[str, str] = field(default_factory=dict)
+    """`_group_key` of each text keyed so far (by the weights pass, then by the ranking)."""
 
     def byte_size(self, raw: str) -> int:
         """UTF-8 size of the analysed text (computed once)."""
@@ -839,12 +843,19 @@ def _weigh(
     error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
     _raise_first(anchor, own, error_lines, steps, settings)
     _raise_item_runs(anchor, own, settings)
-    repeats = _lower_repeats(anchor, own, lines, texts, settings)
+    keys: dict[str, str] = {}
+    repeats = _lower_repeats(anchor, own, lines, texts, settings, keys=keys)
     if len(error_lines) > 1 and error_lines[-1] not in repeats:
         # The last error, like the first, gets its window when there is room.
         last = error_lines[-1]
         anchor[last] = max(anchor[last], own[last]) * settings.first_error_boost
-    return _Weights(anchor=anchor, error_lines=error_lines, patterns=len(seen), repeats=repeats)
+    return _Weights(
+        anchor=anchor,
+        error_lines=error_lines,
+        patterns=len(seen),
+        repeats=repeats,
+        group_keys=keys,
+    )
 
 
 def _raise_first(
@@ -886,6 +897,8 @@ def _lower_repeats(
     lines: _Lines,
     texts: dict[int, str],
     settings: SalienceSettings,
+    *,
+    keys: dict[str, str] | None = None,
 ) -> set[int]:
     """A later copy of an error block weighs less than its first copy.
 
@@ -894,7 +907,9 @@ def _lower_repeats(
     (a second test run, a retry, the same message under another test's name). A line of the
     same shape within `repeat_sibling_gap` lines of the previous one is the next entry of
     that report (`Error Trace: x_test.go:126`, then `:142`): a copy only when it is.
+    Each text's `_group_key` is made once, in `keys` (the ranking reads them again).
     """
+    keys = {} if keys is None else keys
     first_copy: dict[tuple[str, str], float] = {}
     last_seen: dict[tuple[str, str], tuple[int, bool]] = {}
     repeats: set[int] = set()
@@ -902,7 +917,11 @@ def _lower_repeats(
     for line_no in sorted(anchor):
         if not SALIENCE_WARNING <= own[line_no] < SALIENCE_EXIT:
             continue
-        key = (_group_key(texts[line_no]), _next_text(lines, line_no))
+        text = texts[line_no]
+        group = keys.get(text)
+        if group is None:
+            group = keys[text] = _group_key(text)
+        key = (group, _next_text(lines, line_no))
         seen = last_seen.get(key)
         if seen is None:
             first_copy[key] = anchor[line_no]
@@ -1319,6 +1338,7 @@ def analyse(
     result.error_lines = weights.error_lines
     result.verdict_lines = steps.verdicts
     result.patterns = weights.patterns
+    result._group_keys = weights.group_keys
     return result
 
 
@@ -1347,16 +1367,20 @@ def _group_key(text: str) -> str:
 
 
 def _grouped(
-    lines: Iterable[int], texts: dict[int, str], roles: dict[int, str]
+    lines: Iterable[int],
+    texts: dict[int, str],
+    roles: dict[int, str],
+    keys: dict[str, str] | None = None,
 ) -> tuple[dict[str, list[int]], list[int]]:
     """The lines by `_group_key` of their texts, in order, and the lines ranked on their own.
 
     Lines of the tail, exit and fill roles are ranked on their own. A text printed
-    again has the same key: each distinct text's key is made once.
+    again has the same key: each distinct text's key is made once (in `keys`, which may
+    hold the keys the weights pass made already).
     """
     by_group: dict[str, list[int]] = {}
     solo: list[int] = []
-    keys: dict[str, str] = {}
+    keys = {} if keys is None else keys
     for ln in lines:
         if roles.get(ln, "context") in ("tail", "exit", "fill"):
             solo.append(ln)
@@ -1394,7 +1418,7 @@ def _greedy_order(analysis: Analysis, effective: dict[int, float]) -> Iterator[i
     """
     settings = analysis.settings
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
-    by_group, solo = _grouped(effective, texts, roles)
+    by_group, solo = _grouped(effective, texts, roles, analysis._group_keys)
     # (-value, -line, taken from group (-1: solo), group key, identical copies applied)
     heap: list[tuple[float, int, int, str, int]] = []
     for key, members in by_group.items():
