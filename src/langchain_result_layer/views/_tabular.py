@@ -28,6 +28,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from langchain_result_layer.core.jsonable import parse_would_exceed, to_jsonable
@@ -538,7 +539,9 @@ def _sniff_lines(prefix: str, *, whole: bool) -> list[str]:
     lines = prefix.split("\n")
     if not whole:
         lines = lines[:-1]  # the last line may be cut
-    return [_strip_cr(ln) for ln in lines if ln.strip()][:_SNIFF_LINES]
+    # The first `_SNIFF_LINES` non-blank lines, found without reading the rest of the prefix
+    # (`filter` keeps a line whose `strip()` is not empty, as `if ln.strip()` did).
+    return [_strip_cr(ln) for ln in islice(filter(str.strip, lines), _SNIFF_LINES)]
 
 
 def sniff_delimiter(prefix: str, *, whole: bool | None = None) -> str | None:
