@@ -4,7 +4,9 @@ The weights pass keeps the `_group_key` of each error text it keys (`_lower_repe
 ranking's `_grouped` reads those keys instead of making them again: every key is the one
 `_group_key` makes, so the groups are the same. The rows sniff reads the first
 `_SNIFF_LINES` non-blank lines of its prefix and stops, instead of cleaning every line of the
-prefix and keeping the first `_SNIFF_LINES`.
+prefix and keeping the first `_SNIFF_LINES`. A line view asks each window whether it has
+cuts, for its cuts and for its line texts (from the texts and cut rows the window makes once)
+instead of reading every shown line again on every render.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.views import _tabular
+from langchain_result_layer.views._lines import LineLimits, LineTexts, windows
 from langchain_result_layer.views._salience import Analysis, _group_key, _grouped, analyse
 from tests.property.strategies import log_analyses
 
@@ -73,3 +76,17 @@ _SNIFF_TEXTS = st.lists(
 @given(prefix=_SNIFF_TEXTS, whole=st.booleans())
 def test_sniff_lines_stop_at_the_sample(prefix: str, whole: bool) -> None:
     assert _tabular._sniff_lines(prefix, whole=whole) == _old_sniff_lines(prefix, whole=whole)
+
+
+@settings(max_examples=100, deadline=None)
+@given(analysis=log_analyses(3_000))
+def test_window_cut_and_text_helpers_match_the_line_loops(analysis: Analysis) -> None:
+    texts = LineTexts(analysis, LineLimits(normal=120, error=200, anchor=300), [])
+    shown = windows(analysis, sorted(analysis.priority), texts)
+    assert any(w.has_cuts() for w in shown) == any(line.cuts for w in shown for line in w.lines)
+    assert [c for w in shown for c in w.all_cuts()] == [
+        c for w in shown for line in w.lines for c in line.cuts
+    ]
+    assert [t for w in shown for t in w.line_texts()] == [
+        line.text for w in shown for line in w.lines
+    ]

@@ -146,6 +146,19 @@ class Window:
         """Whether `line_no` is one of its lines."""
         return self.start_line <= line_no <= self.end_line
 
+    def has_cuts(self) -> bool:
+        """Whether a line of it is cut within the line (from its line texts, made once)."""
+        return bool(self._line_texts()[1])
+
+    def line_texts(self) -> list[str]:
+        """The shown lines' texts, in order (made once; do not change the list)."""
+        return self._line_texts()[0]
+
+    def all_cuts(self) -> list[Cut]:
+        """The cuts of its lines, in line order (only the lines that have cuts are read)."""
+        lines = self.lines
+        return [cut for row in self._line_texts()[1] for cut in lines[row].cuts]
+
     def as_item(self) -> dict[str, object]:
         """The JSON-ready `ResultView.items` entry (`type` `window`).
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Any, ClassVar
 
 from langchain_result_layer.core.evidence import (
@@ -177,7 +178,7 @@ def line_view(
     """
     omitted = omitted_line_ranges(analysis, shown)
     if truncated is None:
-        truncated = bool(omitted) or any(line.cuts for w in shown for line in w.lines)
+        truncated = bool(omitted) or any(w.has_cuts() for w in shown)
     return ResultView(
         kind=kind,
         summary=dict(summary),
@@ -319,7 +320,7 @@ def render_line_evidence(
         if fitted is None:
             return None
         shown, text = fitted
-        lines = [line.text for w in shown for line in w.lines]
+        lines = list(chain.from_iterable(w.line_texts() for w in shown))
         if fence.nonce in "\n".join(lines):  # never, in practice: a new nonce (no line break)
             fence = new_fence(extra_parts, lines, [fence.nonce])
             continue
@@ -680,7 +681,7 @@ def finish_line_layout(
             else f": {format_line_ranges(omitted, limit=3)}"
         )
         omitted_text = f"{plural(lines, 'line')} ({plural(chars, 'char')}){where}"
-    cuts = [cut for w in shown for line in w.lines for cut in line.cuts]
+    cuts = [cut for w in shown for cut in w.all_cuts()]
     if cuts:
         chars = sum(c.chars for c in cuts)
         extra = (
