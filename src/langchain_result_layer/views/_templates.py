@@ -386,6 +386,14 @@ def _split_position(
     return best[1], best[2]
 
 
+_WRAPPING = "()[]{}<>,;:.'\""
+
+
+def _is_variable_token(token: str) -> bool:
+    """A masked variable, alone or only wrapped in punctuation (`<*>`, `(<*>)`, `<*>,`)."""
+    return WILDCARD in token and not token.replace(WILDCARD, "").strip(_WRAPPING)
+
+
 def _pattern_groups(
     rows: Sequence[tuple[str, ...]], members: Sequence[int]
 ) -> dict[tuple[tuple[int, str], ...], list[int]]:
@@ -401,13 +409,16 @@ def _pattern_groups(
         for pos, value in enumerate(rows[index]):
             column = counts[pos]
             column[value] = column.get(value, 0) + 1
+    variables = {
+        value for column in counts for value in column if _is_variable_token(value)
+    }
     groups: dict[tuple[tuple[int, str], ...], list[int]] = {}
     for index in members:
         row = rows[index]
         by_freq: dict[int, int] = {}
         freqs = [0] * width
         for pos, value in enumerate(row):
-            if value == WILDCARD:
+            if value in variables:
                 continue
             freq = counts[pos][value]
             freqs[pos] = freq
