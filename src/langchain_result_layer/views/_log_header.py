@@ -115,7 +115,7 @@ _SEPARATORS = frozenset({"-", "--", ":"})
 MAX_HEADER_TOKENS = 14
 _MAX_HEADER_TOKEN_CHARS = 80
 _MAX_PENDING = 3
-_HOSTLIKE_RE = re.compile(r"^[\w.@<*>()[\]-]{1,64}$")
+_HOSTLIKE_RE = re.compile(r"^[\w.@#<*>()[\]-]{1,64}$")
 _COMMON_SCAN = 10
 """Positions (from a line's start) where a log's common header fields are looked for."""
 _COMMON_SHARE = 0.9
