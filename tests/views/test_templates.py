@@ -250,6 +250,66 @@ def test_a_log_of_one_template_keeps_its_words() -> None:
     assert [t.text for t in result.templates] == ["worker <*> finished job <*>"]
 
 
+def test_a_restated_quantity_in_parentheses_is_optional() -> None:
+    """`5 bytes (5.0 KB)` and `5 bytes` are one template: the parenthesised restatement goes."""
+    masker = TokenMasker()
+    short = masker.tokens("close, 120 bytes sent, 3 received")
+    assert masker.tokens("close, 4096 bytes (4.0 KB) sent, 3 received") == short
+    assert masker.tokens("took (3 ms), done") == ["took", "done"]
+    assert masker.tokens("took 5.4 KB (of 9 files)") == ["took", "<*>", "(of", "<*>", "files)"]
+
+
+def test_variables_wrapped_in_punctuation_do_not_choose_the_split() -> None:
+    """`(command <*>)` ends in a variable wrapped in punctuation (`<*>)`): like a bare `<*>`, it
+    never counts as the constant that groups lines, so the action words stay templates."""
+    counts = {
+        "boot": 54,
+        "wait": 47,
+        "halt": 3,
+        "clusterAddMember": 2,
+        "risBoot": 1,
+        "bootGenvmunix": 1,
+    }
+    lines = []
+    for action, n in counts.items():
+        for _ in range(n):
+            i = len(lines)
+            lines.append(
+                f"{2568643 + i} node-{i % 50} action start {1074119817 + i} 1 "
+                f"{action}  (command {1900 + i % 12})"
+            )
+    for j in range(12):
+        lines.append(
+            f"{134681 + j} node-{j} unix.hw state_change.unavailable {1077804742 + j} 1 "
+            f"Component State Change: Component alt{j % 3} is in the unavailable state"
+        )
+    result = mine_templates(lines, strip_header=True)
+    assert {t.text for t in result.templates} == {
+        *(f"{action} (command <*>)" for action in counts),
+        "Component State Change: Component alt<*> is in the unavailable state",
+    }
+
+
+def test_anonymised_hosts_with_hashes_are_header_fields() -> None:
+    """Hosts written like `#8#` (anonymised logs) are header fields, as plain host names are:
+    a log mixing both keeps one template per message."""
+    messages = (
+        "session closed for user root",
+        "session opened for user root by (uid=0)",
+        "(root) CMD (run-parts /etc/cron.hourly)",
+    )
+    lines = []
+    for i in range(120):
+        host = f"dn{200 + i % 30}" if i % 2 else f"#{i % 9}#"
+        lines.append(
+            f"- {1131566461 + i} 2005.11.09 {host} Nov 9 12:01:{i % 60:02d} {host}/{host} "
+            f"crond[{2900 + i}]: {messages[i % 3]}"
+        )
+    result = mine_templates(lines, strip_header=True)
+    assert len(result.templates) == 3
+    assert len({result.assignments[i] for i in range(0, 120, 3)}) == 1
+
+
 def test_pipes_after_the_first_word_are_the_message() -> None:
     line = "03-17 16:15:49.564  2227  2227 I PhoneStatusBar: removeNotification:0|com.x|121|null"
     assert line[message_offset(line) :] == "removeNotification:0|com.x|121|null"

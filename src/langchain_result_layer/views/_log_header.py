@@ -94,6 +94,8 @@ _MAX_QUOTED_TOKENS = 6
 _SIZE_UNITS = ("B", "KB", "MB", "GB", "TB", "kB", "KiB", "MiB", "GiB", "TiB")
 _UNITS = frozenset((*_SIZE_UNITS, "ms", "us", "µs", "ns", "s", "sec", "secs", "min", "mins"))
 _CACHE_LIMIT = 50_000
+_NUMBER_OPENINGS = frozenset((WILDCARD, "(" + WILDCARD))
+"""A masked number, or one that opens a parenthesis: a unit may follow it."""
 
 _STAMPISH_RE = re.compile(
     r"""^(?:
@@ -238,9 +240,13 @@ class TokenMasker:
                 masked = self.mask(token)
             if after_number and token.rstrip(_VALUE_TAIL) in _UNITS:
                 after_number = False
-                continue
+                if out[-1] == WILDCARD:
+                    continue  # `5.4 KB`: the unit is part of the number
+                if token[len(token.rstrip(_VALUE_TAIL)) :].startswith(")"):
+                    out.pop()  # `5 bytes (5.0 KB)`: a restated quantity, often optional
+                    continue
             out.append(masked)
-            after_number = masked == WILDCARD
+            after_number = masked in _NUMBER_OPENINGS
         if rest:
             out.append(WILDCARD)
         return out

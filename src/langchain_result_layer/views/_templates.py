@@ -409,9 +409,7 @@ def _pattern_groups(
         for pos, value in enumerate(rows[index]):
             column = counts[pos]
             column[value] = column.get(value, 0) + 1
-    variables = {
-        value for column in counts for value in column if _is_variable_token(value)
-    }
+    variables = {value for column in counts for value in column if _is_variable_token(value)}
     groups: dict[tuple[tuple[int, str], ...], list[int]] = {}
     for index in members:
         row = rows[index]
