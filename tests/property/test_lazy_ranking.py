@@ -56,6 +56,12 @@ def _reference(analysis: Analysis) -> list[int]:
         members.pop()
         if not members:
             continue
+        if (
+            taken == 0
+            and 0.0 < own.get(line, 0.0) < SALIENCE_ITEM
+            and all(m in own for m in members)
+        ):
+            members.sort(reverse=True)
         taken += 1
         nxt = members[-1]
         if own.get(nxt, 0.0) >= SALIENCE_ITEM:

@@ -226,6 +226,52 @@ def test_errors_outside_the_failed_step_weigh_less() -> None:
     assert focused.priority[failing] > focused.priority[install]
 
 
+def _traced_step(traced: list[str]) -> str:
+    """A test step whose failure is followed by `+ ` lines just above its verdict."""
+    lines = [
+        "$ ./build.sh test",
+        *[f"  ok {i} renders" for i in range(50)],
+        "  not ok 51 renders the header",
+        "Error: expected header to be visible",
+        *[f"  ok {i} renders" for i in range(52, 80)],
+        *traced,
+        'The command "./build.sh test" exited with 1.',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _failing_priority(text: str) -> float:
+    analysis = analyse(text)
+    return analysis.priority[
+        next(ln for ln, t in analysis.texts.items() if t.startswith("Error: expected"))
+    ]
+
+
+def test_a_plus_line_that_reports_an_error_starts_no_step() -> None:
+    """A PowerShell error record's `+ ` lines are not traced commands: the step goes on."""
+    traced = _failing_priority(_traced_step(["+ ./publish-results.sh"]))
+    record = _failing_priority(_traced_step(["+ FullyQualifiedErrorId : 1 tests failed"]))
+    assert record > traced  # inside the failed step, not outside it
+
+
+def test_a_plus_line_beside_a_minus_line_starts_no_step() -> None:
+    """A diff's added line is not a traced command."""
+    traced = _failing_priority(_traced_step(["+ ./publish-results.sh"]))
+    diff = _failing_priority(_traced_step(["- visible header", "+ hidden header"]))
+    assert diff > traced
+
+
+def test_a_group_of_repeated_errors_is_read_from_its_first_lines() -> None:
+    """After a group's best (latest) line, its first lines come next, not its other last ones."""
+    raw = "".join(f"step {i} ok\n" for i in range(200))
+    wait = "[wait] Upload failed (no key). Trying again in {} seconds.\n"
+    raw += "".join(wait.format(i) for i in range(1, 7))
+    raw += "Done. Your build exited with 1.\n"
+    analysis = analyse(raw)
+    waits = [ln for ln in analysis.ranked() if "Trying again" in (analysis.texts.get(ln) or "")]
+    assert waits[:4] == [206, 201, 202, 203]
+
+
 def test_ci_logs_are_command_output() -> None:
     log = "\n".join(
         [

@@ -447,6 +447,9 @@ class _Scan:
     own: dict[int, float]
     texts: dict[int, str]
     prompts: list[int]
+    """Lines that start a step: a shell prompt or CI group (`_STEP_START_RE`), and a `+ ` or
+    `> ` line (a traced command) unless it reports something of its own (a PowerShell error
+    record's `+ FullyQualifiedErrorId : ...`) or stands beside a `-` line (a diff)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -763,6 +766,17 @@ def _candidate_lines(
     return sorted(i for i in found if 0 <= i < count)
 
 
+def _beside_removed_line(region: _Region, i: int) -> bool:
+    """Whether the line before or after the region's `i`-th line starts with `-`.
+
+    A `+ ` line beside one is a diff's added line, not a traced command (`set -x`).
+    """
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(region.raw_lines) and region.text(j).lstrip().startswith("-"):
+            return True
+    return False
+
+
 def _scan(
     regions: list[_Region],
     raw: str,
@@ -771,7 +785,7 @@ def _scan(
 ) -> _Scan:
     scan = _Scan(own={}, texts={}, prompts=[])
     own, texts, prompts = scan.own, scan.texts, scan.prompts
-    prompt, noise = _PROMPT_RE.match, _NOISE_RE.match
+    prompt, step_start, noise = _PROMPT_RE.match, _STEP_START_RE.match, _NOISE_RE.match
     scores: dict[str, float] = {}  # a line printed again scores the same (a pure function)
     for region in regions:
         text_of, first = region.text, region.first_line
@@ -780,9 +794,15 @@ def _scan(
             if not text:
                 continue
             line_no = first + i
+            weak_prompt = False
             if prompt(text):
-                prompts.append(line_no)
+                if step_start(text):
+                    prompts.append(line_no)
+                else:
+                    weak_prompt = not _beside_removed_line(region, i)
             if noise(text):
+                if weak_prompt:
+                    prompts.append(line_no)
                 continue
             head = text[:600]
             score = scores.get(head)
@@ -790,6 +810,8 @@ def _scan(
                 score = scores[head] = salience_of(head, head.lower())
             if level_salience is not None:
                 score = level_salience(text, score)
+            if weak_prompt and not score:
+                prompts.append(line_no)
             if score:
                 own[line_no] = score
                 texts[line_no] = text
@@ -1410,11 +1432,16 @@ def _greedy(analysis: Analysis, effective: dict[int, float]) -> list[int]:
 def _greedy_order(analysis: Analysis, effective: dict[int, float]) -> Iterator[int]:
     """Lazy-greedy order with a repetition factor per group and per identical line.
 
-    One heap entry per group holds the group's best remaining line, valued with the group's
-    current factor (equivalent to lazy greedy, in O(n log n)). A line identical to lines
-    already taken is pushed back with a lower value before it is taken (values only ever go
-    down, so the lazy order stays exact). Each line is yielded as it is taken: a reader that
-    stops early never pays for the rest.
+    One heap entry per group holds the group's next line, valued with the group's current
+    factor (in O(n log n)). A group's lines are taken best first, except that once the best
+    line of a group made only of error or warning lines (anchors below a failure entry's
+    salience) is taken, the rest of that group is taken from the top: the first lines of a
+    block printed again and again (a retried step's first attempt, the first entries of a lint
+    run) are where it started, and recency alone would take its last copies first. A failure
+    list has its own order (`_raise_item_runs`); a group with other lines in it (stack frames,
+    a system log's lines of one service) stays best first. A line identical to lines already
+    taken is pushed back with a lower value before it is taken. Each line is yielded as it is
+    taken: a reader that stops early never pays for the rest.
     """
     settings = analysis.settings
     texts, roles, own = analysis.texts, analysis.roles, analysis.own
@@ -1445,6 +1472,12 @@ def _greedy_order(analysis: Analysis, effective: dict[int, float]) -> Iterator[i
         members.pop()
         if not members:
             continue
+        if (
+            taken == 0
+            and 0.0 < own.get(line, 0.0) < SALIENCE_ITEM
+            and all(m in own for m in members)
+        ):
+            members.sort(reverse=True)  # a block of error lines of one shape: from the top
         taken += 1
         nxt = members[-1]
         if own.get(nxt, 0.0) >= SALIENCE_ITEM:
