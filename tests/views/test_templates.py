@@ -290,6 +290,33 @@ def test_variables_wrapped_in_punctuation_do_not_choose_the_split() -> None:
     }
 
 
+def test_a_value_per_line_that_is_the_only_difference_is_a_variable() -> None:
+    """Five lines that agree everywhere but one position, a value of its own on each line
+    (`[LNKD]`...`[LNKH]`), are one template; three such lines stay three events (`DMA zone`,
+    `Normal zone`, `HighMem zone`), and so do lines that differ in two positions."""
+    lines = [f"2024-03-01 10:00:{i:02d} INFO net - worker {i} finished" for i in range(30)]
+    lines += [
+        f"2024-03-01 10:01:0{i} INFO net - link [LNK{c}] irq {i + 3} disabled"
+        for i, c in enumerate("DEFGH")
+    ]
+    lines += [
+        f"2024-03-01 10:02:0{i} INFO net - {zone} zone: {pages} pages"
+        for i, (zone, pages) in enumerate((("DMA", 4096), ("Normal", 28), ("HighMem", 0)))
+    ]
+    lines += [
+        f"2024-03-01 10:03:0{i} INFO net - job moved from {a} to {b}"
+        for i, (a, b) in enumerate((("NEW", "INITED"), ("INITED", "SETUP"), ("SETUP", "RUN")))
+    ] * 2
+    result = mine_templates(lines, strip_header=True)
+    texts = sorted(t.text for t in result.templates)
+    assert "link <*> irq <*> disabled" in texts
+    assert {"DMA zone: <*> pages", "Normal zone: <*> pages", "HighMem zone: <*> pages"} <= set(
+        texts
+    )
+    assert len([t for t in texts if t.startswith("job moved")]) == 3
+    assert len(texts) == 1 + 1 + 3 + 3
+
+
 def test_anonymised_hosts_with_hashes_are_header_fields() -> None:
     """Hosts written like `#8#` (anonymised logs) are header fields, as plain host names are:
     a log mixing both keeps one template per message."""

@@ -9,9 +9,11 @@ position within a group of lines, as in IPLoM and Brain (Yu et al., 2023):
 2. **Length**: lines are grouped by their number of tokens.
 3. **Top-down split by position**: in a group, a position whose values all agree is a
    constant; a position with more than `max_constant_values` distinct values, with a value
-   that holds a variable, or with three or more values that all also occur in other groups
+   that holds a variable, with three or more values that all also occur in other groups
    of the log (user names that recur across events, unlike the words that tell events
-   apart) is a variable, and stays one in every sub-group; of the remaining positions the
+   apart), or with a value of its own on each of `min_identifier_lines` or more lines that
+   agree everywhere else (link or host names: one event, not five) is a variable, and stays
+   one in every sub-group; of the remaining positions the
    one with the fewest distinct values splits the group (each value on at least
    `min_value_lines` lines), and the parts are split again.
 4. **Merge across lengths**: groups whose templates are equal once runs of `<*>` are
@@ -85,6 +87,13 @@ class TemplateSettings:
     """A position with three or more values that all also occur in other pattern groups (user
     or host names that recur across events) is a variable: template words tell one event
     apart and stay in it. `False`: only the count of values decides."""
+
+    min_identifier_lines: int = 4
+    """A position where each line of a group of at least this many lines holds its own value,
+    the lines agreeing at every other position, is a variable (`[LNKD]`...`[LNKH]`, one value
+    per line: names, not the words of several events). Lower merges more one-line events
+    that differ in one word (3 merged the kernel's `DMA`/`Normal`/`HighMem zone` lines,
+    separate events in Linux's labels); `0` turns the rule off."""
 
     split_off_frequent: bool = False
     """When some values of a splitting position are rare: split off the frequent values and
@@ -366,6 +375,11 @@ def _split_position(
         if any(WILDCARD in value for value in parts):
             variable.add(pos)
             continue
+        if 0 < settings.min_identifier_lines <= len(parts) == len(group) and _sole_difference(
+            rows, group, pos, variable
+        ):
+            variable.add(pos)  # the lines differ only in a value per line: an identifier
+            continue
         if (
             shared is not None
             and len(parts) >= _SHARED_MIN_VALUES
@@ -384,6 +398,19 @@ def _split_position(
     if best is None:
         return None
     return best[1], best[2]
+
+
+def _sole_difference(
+    rows: Sequence[tuple[str, ...]], group: Sequence[int], pos: int, variable: set[int]
+) -> bool:
+    """Whether the group's lines agree at every position but `pos` (and known variables)."""
+    first = rows[group[0]]
+    return all(
+        rows[index][other] == first[other]
+        for index in group
+        for other in range(len(first))
+        if other != pos and other not in variable
+    )
 
 
 _WRAPPING = "()[]{}<>,;:.'\""
