@@ -227,10 +227,14 @@ class Signals:
                     out.append(line)
             return out
         automaton = _automaton(self.words)
+        # A whole text of up to `_WHOLE_TEXT_BLOCK` characters is one block: `text[0:hi]` is
+        # the text itself (no copy of a quarter megabyte per block).
+        whole = lo == 0 and hi == len(text) and hi <= _WHOLE_TEXT_BLOCK
+        block = hi if whole else _WORD_BLOCK
         line = 0  # the index of the line at `pos`
         pos = lo
         while pos < hi:
-            end = min(hi, pos + _WORD_BLOCK)
+            end = min(hi, pos + block)
             if end < hi:
                 nl = text.rfind("\n", pos, end)
                 if nl < 0:  # one line longer than a block
@@ -295,6 +299,8 @@ class Signals:
 
 _WORD_BLOCK = 1 << 18
 """Characters of text encoded and searched at once by `Signals.word_lines`."""
+_WHOLE_TEXT_BLOCK = 1 << 22
+"""`Signals.word_lines` reads a whole text of up to this many characters as one block."""
 
 
 @lru_cache(maxsize=16)
@@ -369,10 +375,16 @@ def _at_line_start(pattern: re.Pattern[str]) -> re.Pattern[str]:
 
 
 _DIAGNOSTIC_SHAPE = re.compile(r":\d{1,9}:\d{1,9}: ")
-_ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r){0,8}[ \t]{0,40}"
-_ITEM_START = re.compile("^" + _ANSI_PREFIX + r"\d{1,5}\) ")
+# Possessive (`{m,n}+`: no backtracking into a run): what follows each run cannot start
+# inside it (an escape's parameter, intermediate and final bytes are disjoint classes; no
+# branch after the prefix starts with an escape, a `\r` or a blank; a `)`, `.` or blank is
+# not a digit), so giving a character back never finds a match, and the patterns match
+# exactly where their backtracking forms do, without trying every shorter run at each line
+# start (`tests/property/test_perf15a_rewrites.py` holds them against those forms).
+_ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}+[ -/]{0,4}+[@-~]|\r){0,8}+[ \t]{0,40}+"
+_ITEM_START = re.compile("^" + _ANSI_PREFIX + r"\d{1,5}+\) ")
 _ANY_START = re.compile(
-    "^" + _ANSI_PREFIX + r"(?:\d{1,5}[.)] |_{3,} |={3,} |\$ |> |\+ |##\[group\]run )",
+    "^" + _ANSI_PREFIX + r"(?:\d{1,5}+[.)] |_{3,}+ |={3,}+ |\$ |> |\+ |##\[group\]run )",
     re.IGNORECASE,
 )
 
