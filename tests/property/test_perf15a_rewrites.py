@@ -4,6 +4,9 @@ The line-start patterns of the candidate search (`_ITEM_START`, `_ANY_START`) ar
 they match exactly where their backtracking forms do. `Signals.word_lines` reads a whole text
 of up to `_WHOLE_TEXT_BLOCK` characters as one block: the lines are those the block-by-block
 search finds.
+`clean_for_display` removes escapes with a pattern
+that skips to each ESC (when the text holds no 8-bit CSI) and reads the last carriage-return
+overwrite back from the end: it cleans every text as before.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_result_layer.core import evidence
+from langchain_result_layer.core import evidence, normalize
 from langchain_result_layer.core.evidence import ALL_SIGNALS, CORE_SIGNALS, Signals
 
 _OLD_ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r){0,8}[ \t]{0,40}"
@@ -119,3 +122,122 @@ def test_whole_text_block_finds_the_lines_of_small_blocks(
     finally:
         evidence._WORD_BLOCK, evidence._WHOLE_TEXT_BLOCK = saved
     assert whole == blocks
+
+
+# --------------------------------------------------------------------------- cleaning
+
+_OLD_ANSI_RE = normalize._ANSI_RE  # unchanged: the reference's escapes
+
+
+def _old_collapse_line(line: str) -> str:
+    trailing_cr = line.endswith("\r")
+    body = line[:-1] if trailing_cr else line
+    if "\r" in body:
+        body = next((p for p in reversed(body.split("\r")) if p), "")
+    return body + ("\r" if trailing_cr else "")
+
+
+def _old_collapse_bare_cr(text: str) -> str:
+    pieces: list[str] = []
+    done = 0
+    cr = text.find("\r")
+    while cr >= 0:
+        start = max(done, text.rfind("\n", done, cr) + 1)
+        end = text.find("\n", cr)
+        end = len(text) if end < 0 else end
+        pieces.append(text[done:start])
+        pieces.append(_old_collapse_line(text[start:end]))
+        done = end
+        cr = text.find("\r", end)
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _old_clean_for_display(text: str) -> str:
+    """`clean_for_display` as it was before session 15 (one `_ANSI_RE.sub`, a split per CR)."""
+    if text.isprintable():
+        return text
+    if "\n" not in text and "\x1b" in text and "\r" not in text:
+        plain = _OLD_ANSI_RE.sub("", text)
+        if plain.isprintable():
+            return plain
+    if not normalize.needs_cleaning(text):
+        return text
+    if "\x1b" in text or "\x9b" in text:
+        text = _OLD_ANSI_RE.sub("", text)
+    if "\r" in text:
+        text = _old_collapse_bare_cr(text)
+    if normalize._REST_RE.search(text) is None:
+        return text
+    text = normalize._CONTROL_RE.sub(normalize._control_picture, text)
+    if "\x1b" in text:
+        text = text.replace("\x1b", "\u241b")
+    if "\x9b" in text:
+        text = text.replace("\x9b", "\ufffd")
+    if normalize._SURROGATE_RE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        text = normalize._SURROGATE_RE.sub("\ufffd", text)
+    return text
+
+
+_CLEAN_PIECES = st.sampled_from(
+    [
+        "\x1b",
+        "\x1b[",
+        "\x1b[0m",
+        "\x1b[1;31m",
+        "\x1b[2K",
+        "\x1b]0;title\x07",
+        "\x1b]8;;http://x\x1b\\",
+        "\x1b]",
+        "\x1bP1$r\x1b\\",
+        "\x1bX",
+        "\x1b^",
+        "\x1b_",
+        "\x1b(B",
+        "\x1b=",
+        "\x1b\\",
+        "\x9b",
+        "\x9b1m",
+        "\x9b[",
+        "\x07",
+        "\r",
+        "\r\n",
+        "\n",
+        "\r\r",
+        "\x00",
+        "\x7f",
+        "\t",
+        " ",
+        "a",
+        "10%",
+        "m",
+        "1",
+        ";",
+        "é",
+        "\ud83d",
+        "\ude00",
+        "\u2028",
+    ]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(parts=st.lists(_CLEAN_PIECES, max_size=30))
+def test_clean_for_display_cleans_as_before(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert normalize.clean_for_display(text) == _old_clean_for_display(text)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.text(max_size=60))
+def test_clean_for_display_cleans_any_text_as_before(text: str) -> None:
+    assert normalize.clean_for_display(text) == _old_clean_for_display(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(parts=st.lists(st.sampled_from(["\r", "a", "bc", "", "\x1b[0m"]), max_size=20))
+def test_last_overwrite_is_the_last_non_empty_part(parts: list[str]) -> None:
+    body = "".join(parts)
+    want = next((p for p in reversed(body.split("\r")) if p), "")
+    assert normalize._last_overwrite(body) == want

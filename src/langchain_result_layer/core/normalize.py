@@ -42,6 +42,17 @@ _ANSI_RE = re.compile(
     r"|\x1b[ -/]*[0-~]"
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
+# The same escapes without the 8-bit CSI (`\x9b`), one `\x1b` factored out: the search skips
+# to each ESC with a literal scan instead of testing every character against a set. A text
+# without `\x9b` has no 8-bit CSI to remove, and its escapes are the same matches.
+_ESC_RE = re.compile(
+    r"\x1b(?:"
+    r"\[[0-?]*[ -/]*[@-~]"
+    r"|\][^\x07\x1b\n]*(?:\x07|\x1b\\|(?=\n)|$)"
+    r"|[PX^_][^\x1b\n]*\x1b\\"
+    r"|[ -/]*[0-~]"
+    r")"
+)
 _NEEDS_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b\ud800-\udfff]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
@@ -80,14 +91,30 @@ def _control_picture(match: re.Match[str]) -> str:
     return "\u2421" if code == 0x7F else chr(0x2400 + code)
 
 
+def _strip_escapes(text: str) -> str:
+    """`text` without its ANSI escape sequences (`_ANSI_RE`'s matches removed)."""
+    return _ANSI_RE.sub("", text) if "\x9b" in text else _ESC_RE.sub("", text)
+
+
+def _last_overwrite(body: str) -> str:
+    """The last non-empty part of `body` between carriage returns (`""` if none is)."""
+    end = len(body)
+    cr = body.rfind("\r")
+    while cr >= 0 and cr + 1 == end:  # an empty part: read on from the carriage return before
+        end = cr
+        cr = body.rfind("\r", 0, end)
+    return body[cr + 1 : end]
+
+
 def _collapse_line(line: str) -> str:
     """What a terminal finally shows of one line (no newline in it)."""
     # Keep a trailing "\r" that belongs to a "\r\n" ending.
     trailing_cr = line.endswith("\r")
     body = line[:-1] if trailing_cr else line
     if "\r" in body:
-        # What a terminal shows: the last non-empty overwrite.
-        body = next((p for p in reversed(body.split("\r")) if p), "")
+        # What a terminal shows: the last non-empty overwrite (read back from the end, no
+        # list of every overwrite).
+        body = _last_overwrite(body)
     return body + ("\r" if trailing_cr else "")
 
 
@@ -131,13 +158,13 @@ def clean_for_display(text: str) -> str:
     if "\n" not in text and "\x1b" in text and "\r" not in text:
         # One coloured line (most lines that need cleaning): when removing its escapes
         # leaves it printable, that is all the steps below would do.
-        plain = _ANSI_RE.sub("", text)
+        plain = _strip_escapes(text)
         if plain.isprintable():
             return plain
     if not needs_cleaning(text):
         return text
     if "\x1b" in text or "\x9b" in text:
-        text = _ANSI_RE.sub("", text)
+        text = _strip_escapes(text)
     if "\r" in text:
         text = _collapse_bare_cr(text)
     if _REST_RE.search(text) is None:  # escapes and progress redraws only (most lines)
