@@ -3,10 +3,11 @@
 The line-start patterns of the candidate search (`_ITEM_START`, `_ANY_START`) are possessive:
 they match exactly where their backtracking forms do. `Signals.word_lines` reads a whole text
 of up to `_WHOLE_TEXT_BLOCK` characters as one block: the lines are those the block-by-block
-search finds.
-`clean_for_display` removes escapes with a pattern
-that skips to each ESC (when the text holds no 8-bit CSI) and reads the last carriage-return
-overwrite back from the end: it cleans every text as before.
+search finds. `clean_for_display` removes escapes with a pattern that skips to each ESC (when
+the text holds no 8-bit CSI) and reads the last carriage-return overwrite back from the end:
+it cleans every text as before. The label, shouted-level and summary patterns are searched
+branch by branch, each branch only in a line that holds one of its literals (`_found`,
+`_summary`): a line is found where the whole alternation (the pattern as it was) is found.
 """
 
 from __future__ import annotations
@@ -241,3 +242,113 @@ def test_last_overwrite_is_the_last_non_empty_part(parts: list[str]) -> None:
     body = "".join(parts)
     want = next((p for p in reversed(body.split("\r")) if p), "")
     assert normalize._last_overwrite(body) == want
+
+
+# --------------------------------------------------------------------------- label patterns
+
+_OLD_LABEL_RE = re.compile(
+    r"^\s{0,40}[^\w\s]{0,4}(?:error|fatal|panic|exception|err|failure)\b"
+    r"|[:\]]\s{0,4}(?:error|fatal|panic|exception)(?:\[\w{1,12}\])?:"
+    r"|\btraceback\b|\bsegmentation fault|\bcore dumped|\bpanicked at\b"
+)
+_OLD_SHOUTED_RE = re.compile(
+    r"^\W{0,8}(?:ERROR|FATAL|FAILED|FAILURE|PANIC)\b"
+    r"|[\[(<](?:ERROR|FATAL|FAILED|FAILURE|PANIC)[\])>]"
+    r"|\b(?:ERROR|FATAL|FAILED|FAILURE|PANIC)(?::|!| \*\*\*)"
+    r"|\bERR!"
+)
+_OLD_SUMMARY_RE = re.compile(
+    r"(?<![\d.])[1-9]\d{0,8} (?:failed|failures?|errors?)\b"
+    r"|\b(?:failures|errors)\b\W{0,3}[1-9]"
+    r"|\bfailed:\s{0,8}[1-9]\d{0,8}(?=\s*(?:[,;|\])]|$))"
+    r"|^\W{0,8}(?:failed tests|tests in error|failing tests|failures!?|errors!?|"
+    r"=+ (?:failures|errors|short test summary info) =+)\W{0,8}$",
+    re.IGNORECASE,
+)
+
+_LABEL_PIECES = st.sampled_from(
+    [
+        "error",
+        "ERROR",
+        "Error",
+        "err",
+        "ERR!",
+        "fatal",
+        "FATAL",
+        "panic",
+        "PANIC",
+        "panicked at",
+        "exception",
+        "failure",
+        "FAILURE",
+        "failures",
+        "Failures",
+        "failed",
+        "FAILED",
+        "failed:",
+        "Failed:",
+        "fa\u0130led",
+        "fa\u0131led",
+        "error\u017f",
+        "errors",
+        "ERRORS",
+        "traceback",
+        "segmentation fault",
+        "core dumped",
+        "tests in error",
+        "failing tests",
+        "short test summary info",
+        "=",
+        "===",
+        " ",
+        "  ",
+        "\t",
+        ":",
+        "]",
+        "[",
+        "(",
+        ")",
+        "<",
+        ">",
+        "!",
+        " ***",
+        ",",
+        ";",
+        "|",
+        ".",
+        "0",
+        "1",
+        "2",
+        "12",
+        "x",
+        "_",
+        "/",
+        "\u00e9",
+        "\u2713",
+    ]
+)
+_LABEL_TEXTS = st.lists(_LABEL_PIECES, max_size=14).map("".join)
+
+
+def _check_label_patterns(head: str) -> None:
+    low = head.lower()
+    assert evidence._found(evidence._LABEL_PARTS, low, low) == bool(_OLD_LABEL_RE.search(low))
+    assert evidence._found(evidence._SHOUTED_PARTS, head, head) == bool(
+        _OLD_SHOUTED_RE.search(head)
+    )
+    assert evidence._summary(head, low) == bool(_OLD_SUMMARY_RE.search(head))
+    assert evidence._LABEL_RE.pattern == _OLD_LABEL_RE.pattern
+    assert evidence._SHOUTED_RE.pattern == _OLD_SHOUTED_RE.pattern
+    assert evidence._SUMMARY_RE.pattern == _OLD_SUMMARY_RE.pattern
+
+
+@settings(max_examples=4000, deadline=None)
+@given(head=_LABEL_TEXTS)
+def test_label_patterns_branch_by_branch_find_what_the_alternation_finds(head: str) -> None:
+    _check_label_patterns(head)
+
+
+@settings(max_examples=500, deadline=None)
+@given(head=st.text(max_size=80))
+def test_label_patterns_on_any_text(head: str) -> None:
+    _check_label_patterns(head)

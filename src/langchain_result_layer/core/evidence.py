@@ -434,18 +434,52 @@ _BENIGN_RE = re.compile(
 )
 # An error *labelled* as such, in the label forms every ecosystem uses: the word starts the
 # line or the message (after `path:line:col: ` or `[tag] `) and ends in a colon, or it is
-# shouted (searched in the lower-cased line; `_SHOUTED_RE` in the line as printed).
-_LABEL_RE = re.compile(
-    r"^\s{0,40}[^\w\s]{0,4}(?:error|fatal|panic|exception|err|failure)\b"
-    r"|[:\]]\s{0,4}(?:error|fatal|panic|exception)(?:\[\w{1,12}\])?:"
-    r"|\btraceback\b|\bsegmentation fault|\bcore dumped|\bpanicked at\b"
+# shouted (searched in the lower-cased line; `_SHOUTED_PARTS` in the line as printed).
+_LABEL_PARTS = (
+    ((), re.compile(r"^\s{0,40}[^\w\s]{0,4}(?:error|fatal|panic|exception|err|failure)\b")),
+    (
+        ("error", "fatal", "panic", "exception"),
+        re.compile(r"[:\]]\s{0,4}(?:error|fatal|panic|exception)(?:\[\w{1,12}\])?:"),
+    ),
+    (("traceback",), re.compile(r"\btraceback\b")),
+    (("segmentation fault",), re.compile(r"\bsegmentation fault")),
+    (("core dumped",), re.compile(r"\bcore dumped")),
+    (("panicked at",), re.compile(r"\bpanicked at\b")),
 )
-_SHOUTED_RE = re.compile(
-    r"^\W{0,8}(?:ERROR|FATAL|FAILED|FAILURE|PANIC)\b"  # starts the line
-    r"|[\[(<](?:ERROR|FATAL|FAILED|FAILURE|PANIC)[\])>]"  # a bracketed level
-    r"|\b(?:ERROR|FATAL|FAILED|FAILURE|PANIC)(?::|!| \*\*\*)"  # a label
-    r"|\bERR!"
+_SHOUTED_WORDS = ("ERROR", "FATAL", "FAIL", "PANIC")
+_SHOUTED_PARTS = (
+    ((), re.compile(r"^\W{0,8}(?:ERROR|FATAL|FAILED|FAILURE|PANIC)\b")),  # starts the line
+    (_SHOUTED_WORDS, re.compile(r"[\[(<](?:ERROR|FATAL|FAILED|FAILURE|PANIC)[\])>]")),  # a level
+    (_SHOUTED_WORDS, re.compile(r"\b(?:ERROR|FATAL|FAILED|FAILURE|PANIC)(?::|!| \*\*\*)")),
+    (("ERR!",), re.compile(r"\bERR!")),
 )
+_Parts = tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]
+"""The branches of an alternation, each with literals one of which every match of it holds
+(none: an anchored branch, tried at the start only)."""
+
+
+def _alternation(parts: _Parts) -> re.Pattern[str]:
+    """The branches as one pattern (what `_found` answers for; the tests read it)."""
+    return re.compile("|".join(p.pattern for _, p in parts), parts[0][1].flags)
+
+
+def _found(parts: _Parts, text: str, guard: str) -> bool:
+    """Whether `_alternation(parts)` is found in `text`, searched branch by branch.
+
+    Each branch is searched only when `guard` (the text, or its lower case for a case-blind
+    ASCII one) holds one of its literals. Most lines hold none, so most branches are not
+    searched: one search of the alternation tries every branch at every character.
+    """
+    for literals, pattern in parts:
+        if literals and not any(map(guard.__contains__, literals)):
+            continue
+        if pattern.search(text) is not None:
+            return True
+    return False
+
+
+_LABEL_RE = _alternation(_LABEL_PARTS)
+_SHOUTED_RE = _alternation(_SHOUTED_PARTS)
 # A warning reported as such (a label), not the word in prose (`1 warning`, `warn uplevel`).
 _WARNING_LABEL_RE = re.compile(
     r"(?i:\bwarn(?:ing)?s?\b\s{0,2}[:!\]]|\[warn(?:ing)?\])|\bWARN(?:ING)?\b|\bDEPRECATED\b"
@@ -456,15 +490,37 @@ _WERROR_RE = re.compile(
 )
 # A count of failures, or the header of a failure report. A tally's `Failed: 2` counts when
 # the number ends its item (`Passed: 5986, Failed: 2, Skipped: 631`, `| FAILED: 1 ]`), not
-# when a status or a code follows (`failed: 404 No error`).
-_SUMMARY_RE = re.compile(
-    r"(?<![\d.])[1-9]\d{0,8} (?:failed|failures?|errors?)\b"
-    r"|\b(?:failures|errors)\b\W{0,3}[1-9]"
-    r"|\bfailed:\s{0,8}[1-9]\d{0,8}(?=\s*(?:[,;|\])]|$))"
-    r"|^\W{0,8}(?:failed tests|tests in error|failing tests|failures!?|errors!?|"
-    r"=+ (?:failures|errors|short test summary info) =+)\W{0,8}$",
-    re.IGNORECASE,
+# when a status or a code follows (`failed: 404 No error`). Case-blind: its literals are
+# looked for in the lower-cased line when that is ASCII (`İ` and `ſ` match `i` and `s`).
+_SUMMARY_PARTS = (
+    (
+        (" fail", " error"),
+        re.compile(r"(?<![\d.])[1-9]\d{0,8} (?:failed|failures?|errors?)\b", re.IGNORECASE),
+    ),
+    (("failures", "errors"), re.compile(r"\b(?:failures|errors)\b\W{0,3}[1-9]", re.IGNORECASE)),
+    (
+        ("failed:",),
+        re.compile(r"\bfailed:\s{0,8}[1-9]\d{0,8}(?=\s*(?:[,;|\])]|$))", re.IGNORECASE),
+    ),
+    (
+        (),
+        re.compile(
+            r"^\W{0,8}(?:failed tests|tests in error|failing tests|failures!?|errors!?|"
+            r"=+ (?:failures|errors|short test summary info) =+)\W{0,8}$",
+            re.IGNORECASE,
+        ),
+    ),
 )
+_SUMMARY_RE = _alternation(_SUMMARY_PARTS)
+
+
+def _summary(head: str, low: str) -> bool:
+    """Whether `_SUMMARY_RE` is found in a line's head (`low`: its lower case)."""
+    if head.isascii():
+        return _found(_SUMMARY_PARTS, head, low)
+    return _SUMMARY_RE.search(head) is not None
+
+
 # An entry of a failure list, or a diagnostic: the shape of the line, not its words.
 _ITEM_RE = re.compile(
     r"^\s{0,40}(?:\d{1,5}\)\ \S"  # `1) SolverTest::testX`
@@ -799,12 +855,13 @@ def _kind_of(head: str, low: str, words: set[str]) -> float:
     errors = _error_words(head, low, words)
     if ("treated as error" in low or "-werror" in low) and _WERROR_RE.search(head):
         return SALIENCE_STRONG  # the warnings above it failed the build
-    if errors and _SUMMARY_RE.search(head):
+    if errors and _summary(head, low):
         return SALIENCE_SUMMARY
     if _is_item(head) and (errors or head.lstrip()[:1].isdigit()):
         return SALIENCE_ITEM
     if (errors or "rror" in head or "xception" in head) and (
-        (errors and (_LABEL_RE.search(low) or _SHOUTED_RE.search(head))) or _class_named(head)
+        (errors and (_found(_LABEL_PARTS, low, low) or _found(_SHOUTED_PARTS, head, head)))
+        or _class_named(head)
     ):
         return SALIENCE_STRONG
     if ":" in head and _DIAGNOSTIC_RE.match(head) and "warning" not in words:
@@ -1045,7 +1102,10 @@ def scanned_region(
 
 def _is_strong(line: str) -> bool:
     head = line[:_PROBE]
-    return bool(_LABEL_RE.search(head.lower()) or _SHOUTED_RE.search(head)) or _class_named(head)
+    low = head.lower()
+    return (
+        _found(_LABEL_PARTS, low, low) or _found(_SHOUTED_PARTS, head, head) or _class_named(head)
+    )
 
 
 _BACKWARD_BLOCK = 1 << 16
