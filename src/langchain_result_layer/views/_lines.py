@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter
+from operator import attrgetter, ge, ne, sub
 from typing import TypeVar, cast
 
 from langchain_result_layer.core.budget import Budget
@@ -32,7 +32,7 @@ from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
 from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
-from langchain_result_layer.views._salience import Analysis, Ranking, windows_of
+from langchain_result_layer.views._salience import Analysis, Ranking
 
 __all__ = [
     "Cut",
@@ -253,16 +253,20 @@ class _ShowingOrder:
         """
         order, taken = self.lines, self._taken
         texts, total, reach = self._texts, self._total, self._reach
+        take, add = order.append, taken.add
         for ln in self._ranked:
             if ln in taken:
                 continue
-            taken.add(ln)
-            order.append(ln)
-            for step in (-1, 1):
-                near = ln + step
-                if near in taken or taken.isdisjoint(range(near, ln + step * reach, step)):
-                    continue  # no gap, or no taken line near enough: nothing to fill
-                gap = _short_gap(ln, step, taken, texts, total)
+            add(ln)
+            take(ln)
+            # Each side in turn (below first): a gap only when the next line is not taken and
+            # a taken line is near enough; most lines have neither side to fill.
+            if ln - 1 not in taken and not taken.isdisjoint(range(ln - 2, ln - reach, -1)):
+                gap = _short_gap(ln, -1, taken, texts, total)
+                taken.update(gap)
+                order.extend(gap)
+            if ln + 1 not in taken and not taken.isdisjoint(range(ln + 2, ln + reach)):
+                gap = _short_gap(ln, 1, taken, texts, total)
                 taken.update(gap)
                 order.extend(gap)
             if len(order) >= n:
@@ -381,7 +385,9 @@ class _OrderCosts:
     def _reach_chars(self, chars: float) -> None:
         """Compute levels until their lines take `chars` characters (or all are done)."""
         taken, order, more = self._taken, self.order, self._more
-        known, shown = self.texts._shown.get, self.texts.shown  # `LineTexts.cost`, inlined
+        texts = self.texts
+        made, shown = texts._shown, texts.shown  # `LineTexts.cost`, inlined
+        known, line_text, whole, limited = made.get, texts._text, texts._whole, texts._limit
         sums, counts, single = self.chars, self.count, self.singles
         total, room = len(order), self.room
         top = len(sums) - 1
@@ -394,8 +400,22 @@ class _OrderCosts:
                 if top >= total:
                     break
             ln = order[top]
-            line = known(ln) or shown(ln)
-            size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
+            line = known(ln)
+            if line is not None:
+                size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
+            else:
+                # `LineTexts.shown` of a line not made yet, its common case inlined: a short
+                # line shown whole (no cuts); any other line is made by `shown` itself.
+                text = line_text(ln) or ""
+                if len(text) <= whole and ln not in limited:
+                    line = _NEW(ShownLine)
+                    _SET(line, "text", text)
+                    _SET(line, "cuts", ())
+                    made[ln] = line
+                    size += len(text) + 1
+                else:
+                    line = shown(ln)
+                    size += len(line.text) + 1 + _MARKER_COST * len(line.cuts)
             before, after = ln - 1 in taken, ln + 1 in taken
             windows += 1 - before - after
             if before or after:  # a window of one line next to it is one no more
@@ -552,7 +572,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     roles = analysis.roles
     made = texts.windows if texts.analysis is analysis else {}
     line_of, make = texts._shown.get, texts.shown  # most lines' shown forms are made already
-    for first, last in windows_of(lines):
+    for first, last in _runs(lines):
         known = made.get((first, last))
         if known is not None:  # the same lines, shown the same way
             out.append(known)
@@ -571,11 +591,37 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
             end_line=last,
             start_char=span_first[0] if span_first else None,
             end_char=span_last[1] if span_last else None,
-            lines=[line_of(ln) or make(ln) for ln in range(first, last + 1)],
+            lines=_shown_lines(line_of, make, first, last),
         )
         made[first, last] = window
         out.append(window)
     return out
+
+
+def _runs(lines: Sequence[int]) -> list[tuple[int, int]]:
+    """`windows_of(lines)` for sorted lines, found with C-level maps (no loop per line).
+
+    A run ends where the next line is not one more than the line before it.
+    """
+    if not lines:
+        return []
+    ordered = sorted(set(lines)) if any(map(ge, lines, lines[1:])) else lines
+    ends = list(compress(ordered, map(ne, map(sub, ordered[1:], ordered), repeat(1))))
+    starts = list(compress(ordered[1:], map(ne, map(sub, ordered[1:], ordered), repeat(1))))
+    return list(zip([ordered[0], *starts], [*ends, ordered[-1]], strict=True))
+
+
+def _shown_lines(
+    line_of: Callable[[int], ShownLine | None],
+    make: Callable[[int], ShownLine],
+    first: int,
+    last: int,
+) -> list[ShownLine]:
+    """The shown forms of lines `first` to `last`: looked up (one C-level map), made if not."""
+    found = list(map(line_of, range(first, last + 1)))
+    if all(found):  # (a shown line is true; `None in` would call `__eq__` per line)
+        return cast("list[ShownLine]", found)
+    return [line or make(first + i) for i, line in enumerate(found)]
 
 
 _FIT_TARGET = 0.98
