@@ -8,10 +8,13 @@ the text holds no 8-bit CSI) and reads the last carriage-return overwrite back f
 it cleans every text as before. The label, shouted-level and summary patterns are searched
 branch by branch, each branch only in a line that holds one of its literals (`_found`,
 `_summary`): a line is found where the whole alternation (the pattern as it was) is found.
+The fill pass offers to the lines of a text analysed whole in one tighter loop: the same
+priorities and roles, in the same order.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
 
 import pytest
@@ -20,6 +23,7 @@ from hypothesis import strategies as st
 
 from langchain_result_layer.core import evidence, normalize
 from langchain_result_layer.core.evidence import ALL_SIGNALS, CORE_SIGNALS, Signals
+from langchain_result_layer.views import _salience
 
 _OLD_ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r){0,8}[ \t]{0,40}"
 _OLD_ITEM_START = re.compile("^" + _OLD_ANSI_PREFIX + r"\d{1,5}\) ")
@@ -352,3 +356,104 @@ def test_label_patterns_branch_by_branch_find_what_the_alternation_finds(head: s
 @given(head=st.text(max_size=80))
 def test_label_patterns_on_any_text(head: str) -> None:
     _check_label_patterns(head)
+
+
+# --------------------------------------------------------------------------- fill pass
+
+
+def _old_fill(work: _salience._Work, weights: _salience._Weights, total: int) -> None:
+    """`_fill` as it was before session 15 (one loop for every layout of regions)."""
+    settings = work.settings
+    strongest = heapq.nlargest(
+        settings.fill_anchors, weights.anchor.items(), key=lambda item: item[1]
+    )
+    share, decay = settings.fill_share, settings.fill_decay
+    after = [decay**d for d in range(1, settings.fill_after + 1)]
+    before = [decay ** (4 * d) for d in range(1, settings.fill_after // 4 + 1)]
+    runs: list[tuple[range, list[float]]] = []
+    for line_no, weight in strongest:
+        base = weight * share
+        runs.append((range(line_no + 1, line_no + 1 + len(after)), [base * f for f in after]))
+        runs.append((range(line_no - 1, line_no - 1 - len(before), -1), [base * f for f in before]))
+    tail_base = settings.tail_floor * share
+    tail = [tail_base * decay**d for d in range(settings.fill_tail)]
+    runs.append((range(total, total - settings.fill_tail, -1), tail))
+    values, roles = work.out.value, work.out.role
+    regions = work.lines.regions
+    whole = regions[0].raw_lines if len(regions) == 1 else None
+    locate = work.lines.locate
+    for numbers, offered in runs:
+        for line_no, value in zip(numbers, offered, strict=True):
+            if not 1 <= line_no <= total or value <= values.get(line_no, 0.0):
+                continue
+            if whole is not None:
+                line: str | None = whole[line_no - 1] if line_no <= len(whole) else None
+            else:
+                where = locate(line_no)
+                line = None if where is None else where[0].raw_lines[where[1]]
+            if line is not None and line.strip():
+                values[line_no] = value
+                roles[line_no] = "fill"
+
+
+def _work_before_fill(raw: str) -> tuple[_salience._Work, _salience._Weights, int]:
+    settings = _salience.DEFAULT_SETTINGS
+    regions, total, _ = _salience._regions(raw, settings)
+    lines = _salience._Lines(regions=regions, firsts=[r.first_line for r in regions])
+    scan = _salience._scan(regions, raw, None, None)
+    steps = _salience._steps(scan, settings)
+    weights = _salience._weigh(scan, steps, lines, total, settings)
+    work = _salience._Work(lines=lines, own=scan.own, texts=scan.texts, settings=settings)
+    _salience._spread(work, weights)
+    _salience._floors(work, steps, total, is_error=False)
+    return work, weights, total
+
+
+_FILL_LINES = st.lists(
+    st.sampled_from(
+        [
+            "error: boom",
+            "FAILED test_x",
+            "  at a.b(C.java:1)",
+            "ok",
+            "",
+            " ",
+            "\t \r",
+            "x\r",
+            "\x1c",
+            "\u2028",
+            "$ make test",
+            'The command "make" exited with 2.',
+            "warning: deprecated",
+        ]
+    ),
+    min_size=1,
+    max_size=400,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=_FILL_LINES, trailing=st.booleans())
+def test_fill_offers_as_before(lines: list[str], trailing: bool) -> None:
+    raw = "\n".join(lines) + ("\n" if trailing else "")
+    new, weights, total = _work_before_fill(raw)
+    old, _, _ = _work_before_fill(raw)
+    if total == 0:
+        return
+    _salience._fill(new, weights, total)
+    _old_fill(old, weights, total)
+    assert list(new.out.value.items()) == list(old.out.value.items())
+    assert list(new.out.role.items()) == list(old.out.role.items())
+
+
+_SPARSE_LOGS = st.lists(
+    st.tuples(st.integers(0, 150), _FILL_LINES.map(lambda ls: ls[:3])),
+    min_size=1,
+    max_size=12,
+).map(lambda runs: [line for n, special in runs for line in ["compiling x"] * n + special])
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=_SPARSE_LOGS)
+def test_fill_offers_as_before_in_long_plain_runs(lines: list[str]) -> None:
+    test_fill_offers_as_before.hypothesis.inner_test(lines, True)  # type: ignore[attr-defined]

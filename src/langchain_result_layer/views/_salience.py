@@ -1281,20 +1281,41 @@ def _fill(work: _Work, weights: _Weights, total: int) -> None:
     runs.append((range(total, total - settings.fill_tail, -1), tail))
     values, roles = work.out.value, work.out.role
     regions = work.lines.regions
-    whole = regions[0].raw_lines if len(regions) == 1 else None  # no search by region
+    if len(regions) == 1:  # the whole text (`total` is its line count): no search by region
+        _fill_whole(values, roles, runs, regions[0].raw_lines)
+        return
     locate = work.lines.locate
     for numbers, offered in runs:
         for line_no, value in zip(numbers, offered, strict=True):
             if not 1 <= line_no <= total or value <= values.get(line_no, 0.0):
                 continue
-            if whole is not None:
-                line: str | None = whole[line_no - 1] if line_no <= len(whole) else None
-            else:
-                where = locate(line_no)
-                line = None if where is None else where[0].raw_lines[where[1]]
+            where = locate(line_no)
+            line = None if where is None else where[0].raw_lines[where[1]]
             if line is not None and line.strip():
                 values[line_no] = value  # its text is read only if it is shown
                 roles[line_no] = "fill"
+
+
+def _fill_whole(
+    values: dict[int, float],
+    roles: dict[int, Role],
+    runs: list[tuple[range, list[float]]],
+    raw_lines: list[str],
+) -> None:
+    """`_fill`'s offers to the lines of a text analysed whole, in the order they are offered.
+
+    A line takes an offer above its priority so far when it holds more than blanks
+    (`line.strip()` is not empty: the line is not empty and not all blanks, asked without
+    making the stripped copy).
+    """
+    get, count = values.get, len(raw_lines)
+    for numbers, offered in runs:
+        for line_no, value in zip(numbers, offered, strict=True):
+            if value > get(line_no, 0.0) and 0 < line_no <= count:
+                line = raw_lines[line_no - 1]
+                if line and not line.isspace():
+                    values[line_no] = value  # its text is read only if it is shown
+                    roles[line_no] = "fill"
 
 
 # --------------------------------------------------------------------------- entry point
