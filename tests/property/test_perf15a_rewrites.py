@@ -131,7 +131,13 @@ def test_whole_text_block_finds_the_lines_of_small_blocks(
 
 # --------------------------------------------------------------------------- cleaning
 
-_OLD_ANSI_RE = normalize._ANSI_RE  # unchanged: the reference's escapes
+_OLD_ANSI_RE = re.compile(  # the reference's escapes, as written before session 15
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\|(?=\n)|$)"
+    r"|\x1b[PX^_][^\x1b\n]*\x1b\\"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
 
 
 def _old_collapse_line(line: str) -> str:
@@ -238,6 +244,18 @@ def test_clean_for_display_cleans_as_before(parts: list[str]) -> None:
 @given(text=st.text(max_size=60))
 def test_clean_for_display_cleans_any_text_as_before(text: str) -> None:
     assert normalize.clean_for_display(text) == _old_clean_for_display(text)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(parts=st.lists(_CLEAN_PIECES, max_size=30))
+def test_escape_patterns_match_as_the_reference(parts: list[str]) -> None:
+    """`_ANSI_RE` (built from `_ESC_RE`) finds the reference's matches; `_ESC_RE` does too on
+    a text without the 8-bit CSI."""
+    text = "".join(parts)
+    spans = [m.span() for m in _OLD_ANSI_RE.finditer(text)]
+    assert [m.span() for m in normalize._ANSI_RE.finditer(text)] == spans
+    if "\x9b" not in text:
+        assert [m.span() for m in normalize._ESC_RE.finditer(text)] == spans
 
 
 @settings(max_examples=2000, deadline=None)

@@ -35,16 +35,9 @@ __all__ = [
 
 # CSI, OSC (terminated by BEL, ST or the end of the line), DCS/SOS/PM/APC strings, other
 # two-byte escapes. None of them may span a newline: line numbers must survive cleaning.
-_ANSI_RE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"
-    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\|(?=\n)|$)"
-    r"|\x1b[PX^_][^\x1b\n]*\x1b\\"
-    r"|\x1b[ -/]*[0-~]"
-    r"|\x9b[0-?]*[ -/]*[@-~]"
-)
-# The same escapes without the 8-bit CSI (`\x9b`), one `\x1b` factored out: the search skips
-# to each ESC with a literal scan instead of testing every character against a set. A text
-# without `\x9b` has no 8-bit CSI to remove, and its escapes are the same matches.
+# `_ESC_RE` is the 7-bit escapes with their `\x1b` factored out: the search skips to each ESC
+# with a literal scan instead of testing every character against a set. A text without
+# `\x9b` has no 8-bit CSI to remove, and its escapes are the same matches as `_ANSI_RE`'s.
 _ESC_RE = re.compile(
     r"\x1b(?:"
     r"\[[0-?]*[ -/]*[@-~]"
@@ -53,6 +46,7 @@ _ESC_RE = re.compile(
     r"|[ -/]*[0-~]"
     r")"
 )
+_ANSI_RE = re.compile(_ESC_RE.pattern + r"|\x9b[0-?]*[ -/]*[@-~]")  # and the 8-bit CSI
 _NEEDS_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b\ud800-\udfff]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
