@@ -3,7 +3,7 @@
 The costing loop (`_OrderCosts._reach_chars`) makes the shown form of a short line not made
 yet itself (the common case of `LineTexts.shown`, inlined); the showing order checks each side
 of a taken line on its own (no loop over the two directions, no range of the line itself);
-`windows` finds the runs of lines with C-level maps (`_runs`, for `windows_of`) and looks the
+`windows_of` finds the runs of lines with C-level maps and looks the
 lines' shown forms up in one map. On any analysed text, with lines shortened before or between
 the steps, each gives what the replaced code gives.
 """
@@ -106,7 +106,19 @@ def test_costing_unmade_lines_makes_what_shown_makes(
 @given(lines=st.lists(st.integers(1, 400), max_size=120), sort=st.booleans())
 def test_runs_are_the_windows_of(lines: list[int], sort: bool) -> None:
     picked = sorted(set(lines)) if sort else lines
-    assert _lines._runs(picked) == windows_of(picked)
+    assert windows_of(picked) == _old_windows_of(picked)
+    assert windows_of(iter(picked)) == _old_windows_of(picked)
+
+
+def _old_windows_of(lines: list[int]) -> list[tuple[int, int]]:
+    """`windows_of` as it was before session 15 (a loop per line)."""
+    out: list[tuple[int, int]] = []
+    for ln in sorted(set(lines)):
+        if out and ln == out[-1][1] + 1:
+            out[-1] = (out[-1][0], ln)
+        else:
+            out.append((ln, ln))
+    return out
 
 
 @settings(max_examples=200, deadline=None)

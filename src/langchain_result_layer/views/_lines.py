@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, ge, ne, sub
+from operator import attrgetter
 from typing import TypeVar, cast
 
 from langchain_result_layer.core.budget import Budget
@@ -32,7 +32,7 @@ from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
 from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
-from langchain_result_layer.views._salience import Analysis, Ranking
+from langchain_result_layer.views._salience import Analysis, Ranking, windows_of
 
 __all__ = [
     "Cut",
@@ -572,7 +572,7 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
     roles = analysis.roles
     made = texts.windows if texts.analysis is analysis else {}
     line_of, make = texts._shown.get, texts.shown  # most lines' shown forms are made already
-    for first, last in _runs(lines):
+    for first, last in windows_of(lines):
         known = made.get((first, last))
         if known is not None:  # the same lines, shown the same way
             out.append(known)
@@ -596,19 +596,6 @@ def windows(analysis: Analysis, lines: Sequence[int], texts: LineTexts) -> list[
         made[first, last] = window
         out.append(window)
     return out
-
-
-def _runs(lines: Sequence[int]) -> list[tuple[int, int]]:
-    """`windows_of(lines)` for sorted lines, found with C-level maps (no loop per line).
-
-    A run ends where the next line is not one more than the line before it.
-    """
-    if not lines:
-        return []
-    ordered = sorted(set(lines)) if any(map(ge, lines, lines[1:])) else lines
-    ends = list(compress(ordered, map(ne, map(sub, ordered[1:], ordered), repeat(1))))
-    starts = list(compress(ordered[1:], map(ne, map(sub, ordered[1:], ordered), repeat(1))))
-    return list(zip([ordered[0], *starts], [*ends, ordered[-1]], strict=True))
 
 
 def _shown_lines(

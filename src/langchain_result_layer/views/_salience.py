@@ -39,8 +39,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, islice, repeat
-from operator import add
+from itertools import accumulate, compress, islice, repeat
+from operator import add, ge, ne, sub
 
 from langchain_result_layer.core.evidence import (
     ALL_SIGNALS,
@@ -1587,10 +1587,13 @@ def windows_of(lines: Iterable[int]) -> list[tuple[int, int]]:
         assert windows_of([5, 1, 2, 3, 7]) == [(1, 3), (5, 5), (7, 7)]
         ```
     """
-    out: list[tuple[int, int]] = []
-    for ln in sorted(set(lines)):
-        if out and ln == out[-1][1] + 1:
-            out[-1] = (out[-1][0], ln)
-        else:
-            out.append((ln, ln))
-    return out
+    # C-level maps, no loop per line: a run ends where the next line is not one more.
+    ordered = lines if isinstance(lines, list) else list(lines)
+    if not ordered:
+        return []
+    if any(map(ge, ordered, ordered[1:])):  # not strictly increasing: sort, drop repeats
+        ordered = sorted(set(ordered))
+    breaks = list(map(ne, map(sub, ordered[1:], ordered), repeat(1)))
+    ends = list(compress(ordered, breaks))
+    starts = list(compress(ordered[1:], breaks))
+    return list(zip([ordered[0], *starts], [*ends, ordered[-1]], strict=True))
