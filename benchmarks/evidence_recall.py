@@ -805,7 +805,7 @@ def parse_settings(pairs: Sequence[str]) -> dict[str, Any]:
         }
         ```
     """
-    from langchain_result_layer.views._salience import DEFAULT_SETTINGS
+    from langchain_result_layer.views._salience_settings import DEFAULT_SETTINGS
 
     out: dict[str, Any] = {}
     for pair in pairs:
@@ -824,7 +824,7 @@ def protocol_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None =
     per source (a smoke run).
     """
     from langchain_result_layer.core.tokens import TiktokenCounter
-    from langchain_result_layer.views._salience import SalienceSettings
+    from langchain_result_layer.views._salience_settings import SalienceSettings
 
     counter = TiktokenCounter(encoding="o200k_base")
     logs = _build_logs(corpus, counter, limit)
@@ -863,7 +863,7 @@ def tuned_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None = No
         The report, one line per settings and budget.
     """
     from langchain_result_layer.core.tokens import TiktokenCounter
-    from langchain_result_layer.views._salience import SalienceSettings
+    from langchain_result_layer.views._salience_settings import SalienceSettings
 
     counter = TiktokenCounter(encoding="o200k_base")
     folds = tuned_folds([c for c in _build_logs(corpus, counter, limit) if not is_validation(c)])
@@ -962,7 +962,7 @@ def depth_run(corpus: Path, overrides: dict[str, Any], *, limit: int | None = No
         The report, one line per settings and depth.
     """
     from langchain_result_layer.core.tokens import TiktokenCounter
-    from langchain_result_layer.views._salience import SalienceSettings
+    from langchain_result_layer.views._salience_settings import SalienceSettings
 
     counter = TiktokenCounter(encoding="o200k_base")
     folds = tuned_folds(_build_logs(corpus, counter, limit))

@@ -49,7 +49,8 @@ from benchmarks._common import corpus_path
 from benchmarks.evidence_recall import DEPTHS, Case, _build_logs, parse_settings, tuned_folds
 
 if TYPE_CHECKING:
-    from langchain_result_layer.views._salience import Analysis, SalienceSettings
+    from langchain_result_layer.views._salience import Analysis
+    from langchain_result_layer.views._salience_settings import SalienceSettings
 
 ROLES = ("exit", "error", "detail", "context", "tail", "fill")
 FEATURES = (
@@ -99,7 +100,8 @@ def _indent(text: str) -> int:
 
 def features(analysis: Analysis, raw_lines: Sequence[str]) -> tuple[list[int], list[list[float]]]:
     """The candidate lines of an analysis (those with a priority) and their feature vectors."""
-    from langchain_result_layer.views._salience import _fold, _group_key
+    from langchain_result_layer.views._ranking import _group_key
+    from langchain_result_layer.views._salience import _fold
 
     total = max(1, analysis.total_lines)
     priority, roles, own = analysis.priority, analysis.roles, analysis.own
@@ -197,7 +199,7 @@ Counts = dict[int, list[int]]
 
 def depth_of(item: Item, weights: Weights) -> int | None:
     """The top-`k` of the re-ranked lines that holds every needle (`None`: a needle unranked)."""
-    from langchain_result_layer.views._salience import _greedy
+    from langchain_result_layer.views._ranking import _greedy
 
     index = [(FEATURES.index(name), w) for name, w in weights.items() if w]
     values = {
@@ -345,7 +347,7 @@ def report(corpus: Path, overrides: dict[str, Any], *, limit: int | None = None)
 
     `overrides`: `SalienceSettings` fields changed before the fit (the ranking it starts from).
     """
-    from langchain_result_layer.views._salience import SalienceSettings
+    from langchain_result_layer.views._salience_settings import SalienceSettings
 
     items = load(corpus, limit=limit, salience=SalienceSettings(**overrides))
     n_folds = max((i.fold for i in items), default=0) + 1

@@ -5,14 +5,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_result_layer.views import _salience
-from langchain_result_layer.views._salience import _group_key
+from langchain_result_layer.views import _ranking, _salience
+from langchain_result_layer.views._ranking import _group_key
 
 
 def _reference(text: str) -> str:
     words: list[str] = []
     for token in text.split(None, 12):
-        if not words and _salience._STAMP_TOKEN_RE.match(token):
+        if not words and _ranking._STAMP_TOKEN_RE.match(token):
             continue
         if "/" in token or "\\" in token:
             words.append("*")

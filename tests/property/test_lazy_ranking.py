@@ -15,12 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.evidence import SALIENCE_ITEM
-from langchain_result_layer.views import _salience
-from langchain_result_layer.views._salience import (
-    Analysis,
-    _best_last,
-    _grouped,
-)
+from langchain_result_layer.views import _ranking
+from langchain_result_layer.views._ranking import _best_last, _grouped
+from langchain_result_layer.views._salience import Analysis
 from tests.property.strategies import log_analyses
 
 
@@ -83,18 +80,18 @@ _READS = st.lists(
     analysis=log_analyses(260),
     is_error=st.booleans(),
     reads=_READS,
-    chunk=st.sampled_from([1, 2, 3, 7, _salience._CHUNK]),
+    chunk=st.sampled_from([1, 2, 3, 7, _ranking._CHUNK]),
 )
 def test_lazy_ranking_is_the_whole_greedy_order(
     analysis: Analysis, is_error: bool, reads: list[tuple[str, int, int]], chunk: int
 ) -> None:
     """Small chunks too, so that reads cross the ends of chunks on short texts."""
-    made_at_once = _salience._CHUNK
-    _salience._CHUNK = chunk
+    made_at_once = _ranking._CHUNK
+    _ranking._CHUNK = chunk
     try:
         _check_reads(analysis.for_status(is_error=is_error), reads)
     finally:
-        _salience._CHUNK = made_at_once
+        _ranking._CHUNK = made_at_once
 
 
 def _check_reads(analysis: Analysis, reads: list[tuple[str, int, int]]) -> None:

@@ -28,7 +28,8 @@ from langchain_result_layer.views._lines import (
     window_sections,
     windows,
 )
-from langchain_result_layer.views._salience import Analysis, windows_of
+from langchain_result_layer.views._ranking import windows_of
+from langchain_result_layer.views._salience import Analysis
 from tests.property.strategies import log_analyses
 
 _ROLE_ORDER = ("exit", "error", "detail", "context", "tail", "fill")

@@ -16,7 +16,8 @@ from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.stores.base import Principal
 from langchain_result_layer.stores.memory import InMemoryResultStore
 from langchain_result_layer.views import _salience
-from langchain_result_layer.views._salience import SalienceSettings, _split_region, analyse
+from langchain_result_layer.views._salience import _split_region, analyse
+from langchain_result_layer.views._salience_settings import SalienceSettings
 from langchain_result_layer.views.command import _newlines
 
 _ALPHABET = st.sampled_from(

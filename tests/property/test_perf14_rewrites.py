@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from langchain_result_layer.views import _tabular
 from langchain_result_layer.views._lines import LineLimits, LineTexts, windows
-from langchain_result_layer.views._salience import Analysis, _group_key, _grouped, analyse
+from langchain_result_layer.views._ranking import _group_key, _grouped
+from langchain_result_layer.views._salience import Analysis, analyse
 from tests.property.strategies import log_analyses
 
 _LINES = st.lists(

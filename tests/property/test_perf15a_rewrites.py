@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from langchain_result_layer.core import evidence, normalize
 from langchain_result_layer.core.evidence import ALL_SIGNALS, CORE_SIGNALS, Signals
 from langchain_result_layer.views import _salience
+from langchain_result_layer.views._salience_settings import DEFAULT_SETTINGS
 
 _OLD_ANSI_PREFIX = r"(?:\x1b\[[0-?]{0,20}[ -/]{0,4}[@-~]|\r){0,8}[ \t]{0,40}"
 _OLD_ITEM_START = re.compile("^" + _OLD_ANSI_PREFIX + r"\d{1,5}\) ")
@@ -415,7 +416,7 @@ def _old_fill(work: _salience._Work, weights: _salience._Weights, total: int) ->
 
 
 def _work_before_fill(raw: str) -> tuple[_salience._Work, _salience._Weights, int]:
-    settings = _salience.DEFAULT_SETTINGS
+    settings = DEFAULT_SETTINGS
     regions, total, _ = _salience._regions(raw, settings)
     lines = _salience._Lines(regions=regions, firsts=[r.first_line for r in regions])
     scan = _salience._scan(regions, raw, None, None)

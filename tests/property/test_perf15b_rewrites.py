@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from langchain_result_layer.views import _lines
 from langchain_result_layer.views._lines import LineLimits, LineTexts, ShownLine, windows
-from langchain_result_layer.views._salience import Analysis, windows_of
+from langchain_result_layer.views._ranking import windows_of
+from langchain_result_layer.views._salience import Analysis
 from tests.property.strategies import log_analyses
 
 

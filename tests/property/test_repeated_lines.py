@@ -11,13 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from langchain_result_layer.core.evidence import line_salience, salience_of
-from langchain_result_layer.views._salience import (
-    _NOISE_RE,
-    _best_last,
-    _group_key,
-    _grouped,
-    analyse,
-)
+from langchain_result_layer.views._ranking import _best_last, _group_key, _grouped
+from langchain_result_layer.views._salience import _NOISE_RE, analyse
 
 _LINES = st.sampled_from(
     [

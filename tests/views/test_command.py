@@ -330,7 +330,7 @@ def _long_failure_log(length: int) -> tuple[str, str]:
 
 def test_a_failure_line_just_over_its_limit_is_shown_whole() -> None:
     """A cut that would save little more than its marker is not made (`whole_line_slack`)."""
-    from langchain_result_layer.views._salience import SalienceSettings
+    from langchain_result_layer.views._salience_settings import SalienceSettings
 
     log, failure = _long_failure_log(900)
     ctx = make_ctx("command", tokens=1_000)

@@ -18,7 +18,8 @@ from langchain_result_layer.views._lines import (
     showing_order,
     spread,
 )
-from langchain_result_layer.views._salience import SalienceSettings, analyse
+from langchain_result_layer.views._salience import analyse
+from langchain_result_layer.views._salience_settings import SalienceSettings
 
 
 def _reference_lines(text: str) -> list[str]:

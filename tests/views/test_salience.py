@@ -19,11 +19,11 @@ from langchain_result_layer.core.normalize import clean_for_display
 from langchain_result_layer.views import choose_view
 from langchain_result_layer.views._salience import (
     FULL_ANALYSIS_CHARS,
-    SalienceSettings,
     _candidate_lines,
     _split_region,
     analyse,
 )
+from langchain_result_layer.views._salience_settings import SalienceSettings
 from langchain_result_layer.views.command import CommandView
 from tests.views.conftest import assert_fits, make_ctx
 

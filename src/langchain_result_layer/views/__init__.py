@@ -27,7 +27,7 @@ Example:
 
 from __future__ import annotations
 
-from langchain_result_layer.views._salience import SalienceSettings
+from langchain_result_layer.views._salience_settings import SalienceSettings
 from langchain_result_layer.views._tabular import materialize_rows
 from langchain_result_layer.views.base import (
     Prepared,

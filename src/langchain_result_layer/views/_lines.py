@@ -32,7 +32,8 @@ from langchain_result_layer.core.tokens import TokenCounter
 from langchain_result_layer.core.view import OmittedRange
 from langchain_result_layer.views._layout import ELLIPSIS, Section
 from langchain_result_layer.views._long_lines import Cut, cut_marker, keep_spans
-from langchain_result_layer.views._salience import Analysis, Ranking, windows_of
+from langchain_result_layer.views._ranking import Ranking, windows_of
+from langchain_result_layer.views._salience import Analysis
 
 __all__ = [
     "Cut",

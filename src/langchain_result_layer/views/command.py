@@ -62,12 +62,8 @@ from langchain_result_layer.views._lines import (
     omitted_line_ranges,
     window_sections,
 )
-from langchain_result_layer.views._salience import (
-    DEFAULT_SETTINGS,
-    Analysis,
-    SalienceSettings,
-    analyse,
-)
+from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._salience_settings import DEFAULT_SETTINGS, SalienceSettings
 from langchain_result_layer.views.base import Prepared, Rendered, ResultViewBuilder, ViewContext
 from langchain_result_layer.views.text import TextView, raw_text
 

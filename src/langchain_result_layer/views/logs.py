@@ -49,12 +49,8 @@ from langchain_result_layer.views._lines import (
     sample_lines,
     spread,
 )
-from langchain_result_layer.views._salience import (
-    DEFAULT_SETTINGS,
-    Analysis,
-    SalienceSettings,
-    analyse,
-)
+from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._salience_settings import DEFAULT_SETTINGS, SalienceSettings
 from langchain_result_layer.views._templates import TemplateResult, message_offset, mine_templates
 from langchain_result_layer.views._timestamps import TimeRange, detect_format, time_range_of_parts
 from langchain_result_layer.views.base import Prepared, Rendered, ViewContext
