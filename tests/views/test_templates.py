@@ -390,3 +390,65 @@ def test_benchmark_runs_unchanged_on_another_corpus(tmp_path: Path) -> None:
     assert [row[0] for row in table.rows[:3]] == ["Alpha", "Beta", "Gamma"]
     mean = next(row for row in table.rows if row[0] == "mean")
     assert mean[4] == 1.0  # held out
+
+
+def test_a_program_that_masks_to_a_field_keeps_the_dash_header() -> None:
+    """Most headers end at `program -`: a line whose program masks to a field (`360AP.exe`)
+    still ends its header at the dash, so it joins its event instead of a template alone."""
+    lines = []
+    for i in range(40):
+        program = "360AP.exe" if i in (7, 21) else ("chrome.exe" if i % 3 else "Dropbox.exe")
+        if i % 2:
+            lines.append(
+                f"[07.27 07:{i:02d}:17] {program} - h{i}.example.com:443 open through proxy "
+                "proxy.example.edu:5070 HTTPS"
+            )
+        else:
+            lines.append(
+                f"[07.27 07:{i:02d}:19] {program} - h{i}.example.com:80 close, {100 + i} bytes "
+                f"sent, {300 + i} bytes received, lifetime 00:0{i % 10}"
+            )
+    result = mine_templates(lines, strip_header=True)
+    assert sorted(t.text for t in result.templates) == [
+        "<*> close, <*> bytes sent, <*> bytes received, lifetime <*>",
+        "<*> open through proxy proxy.example.edu:<*> HTTPS",
+    ]
+    # Without a dash-ended majority the fields-only header is left as it was.
+    plain = [f"[07.27 07:{i:02d}:17] {100 + i} - open {i % 2}" for i in range(30)]
+    assert {t.text for t in mine_templates(plain, strip_header=True).templates} == {"open <*>"}
+
+
+@given(st.lists(st.sampled_from(["360AP.exe", "7zip.exe", "chrome.exe", "a1.exe"]), min_size=20))
+def test_program_names_never_split_a_dash_headed_event(programs: list[str]) -> None:
+    """Invariant: in a `[time] program - message` log, lines that differ only in the program
+    and the host are one template, whatever the program's shape."""
+    lines = [
+        f"[07.27 07:{i % 60:02d}:17] {p} - h{i}.example.com:443 open through proxy p.example:1 X"
+        for i, p in enumerate(programs)
+    ]
+    assert len(set(mine_templates(lines, strip_header=True).assignments)) == 1
+
+
+def test_distinct_words_with_a_masked_number_tell_events_apart() -> None:
+    """`via interface ee0` / `alt0` / `scip0`: words that differ apart from their number are
+    events (the number is masked, the word is not); one word with several numbers, ids with a
+    separator (`rdd_1`, `broadcast_2_piece0`) and a mix with an unmasked value stay variables."""
+    lines = []
+    for i in range(60):
+        iface = "ee0" if i % 2 else ("alt0" if i % 7 else "scip0")
+        lines.append(
+            f"{2573188 + i} node-{i} unix.hw net.niff.up {1074131255 + i} 1 NIFF: node "
+            f"node-{i} has detected an available network connection on network "
+            f"10.{i}.0.0 via interface {iface}"
+        )
+    for i in range(30):
+        block = f"rdd_{i}_{i % 4}" if i % 3 else f"broadcast_{i}_piece0"
+        lines.append(f"17/06/09 20:10:{i % 60:02d} INFO storage.BlockManager: Found block {block}")
+        lines.append(f"17/06/09 20:11:{i % 60:02d} INFO storage.BlockManager: Link eth{i} up")
+    result = mine_templates(lines, strip_header=True)
+    texts = {t.text for t in result.templates}
+    ends = sorted(t.split("via interface ")[-1] for t in texts if "via interface" in t)
+    assert ends == ["alt<*>", "ee<*>", "scip<*>"]
+    assert "Found block <*>" in texts
+    assert "Link eth<*> up" in texts
+    assert len(texts) == 5

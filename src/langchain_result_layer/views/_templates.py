@@ -9,13 +9,14 @@ position within a group of lines, as in IPLoM and Brain (Yu et al., 2023):
 2. **Length**: lines are grouped by their number of tokens.
 3. **Top-down split by position**: in a group, a position whose values all agree is a
    constant; a position with more than `max_constant_values` distinct values, with a value
-   that holds a variable, with three or more values that all also occur in other groups
-   of the log (user names that recur across events, unlike the words that tell events
-   apart), or with a value of its own on each of `min_identifier_lines` or more lines that
-   agree everywhere else (link or host names: one event, not five) is a variable, and stays
-   one in every sub-group; of the remaining positions the
-   one with the fewest distinct values splits the group (each value on at least
-   `min_value_lines` lines), and the parts are split again.
+   that holds a variable (unless every value is a word followed by a masked number,
+   `ee<*>`/`alt<*>`: the words tell events apart), with three or more values that all also
+   occur in other groups of the log (user names that recur across events, unlike the words
+   that tell events apart), or with a value of its own on each of `min_identifier_lines` or
+   more lines that agree everywhere else (link or host names: one event, not five) is a
+   variable, and stays one in every sub-group; of the remaining positions the one with the
+   fewest distinct values splits the group (each value on at least `min_value_lines` lines),
+   and the parts are split again.
 4. **Merge across lengths**: groups whose templates are equal once runs of `<*>` are
    collapsed are one template (a variable that holds spaces).
 
@@ -112,6 +113,8 @@ _COMMON_HEADER_MIN_LINES = 20
 _HEADER_END_SHARE = 0.5
 """A level, component or dash must end at least this share of the headers to count as the
 log's header end; in fewer lines it is a word of their message."""
+_DASHES = frozenset({"-", "--"})
+"""Tokens that end a `program - message` header."""
 _NO_HEADER = HeaderSplit(0, 0, "none")
 _PIPE_HEADER = HeaderSplit(0, 0, "pipe")
 
@@ -212,8 +215,10 @@ class TemplateMiner:
 
         A header that ended at a level, a component or a `program -` in only a minority of
         the lines ended at a word of the message (`getTasks: ...`): those lines keep their
-        fields-only header. In lines whose header ended on its fields alone, positions that
-        hold a masked field in nearly every line (`common_header_fields`) are header too.
+        fields-only header. When most headers end at `program -`, a fields-only header that
+        holds a dash ends after it (a program name that masks to a field). In lines whose
+        header ended on its fields alone, positions that hold a masked field in nearly every
+        line (`common_header_fields`) are header too.
         """
         splits = self._splits
         cuts = [s.tokens for s in splits]
@@ -228,6 +233,15 @@ class TemplateMiner:
                 s.fields if s.end in rare and s.end != "fields" else c
                 for s, c in zip(splits, cuts, strict=True)
             ]
+            if ends["dash"] >= _HEADER_END_SHARE * judged > 0:
+                # Most headers end at `program -`: a fields-only header that runs over a dash
+                # (`360AP.exe` masks to a field) ends there too.
+                for index, split in enumerate(splits):
+                    if split.end == "fields":
+                        cut = _dash_cut(self._tokens[index], cuts[index])
+                        if cut != cuts[index]:
+                            cuts[index] = cut
+                            open_ended[index] = False  # its header ended at the dash
             fields = common_header_fields(
                 [t for t, s in zip(self._tokens, splits, strict=True) if s is not _PIPE_HEADER],
                 masker=self._masker,
@@ -372,8 +386,8 @@ def _split_position(
             continue
         if len(parts) == 1:
             continue
-        if any(WILDCARD in value for value in parts):
-            variable.add(pos)
+        if any(WILDCARD in value for value in parts) and not _masked_words(parts):
+            variable.add(pos)  # a variable; distinct words with a number (`ee0`) still split
             continue
         if 0 < settings.min_identifier_lines <= len(parts) == len(group) and _sole_difference(
             rows, group, pos, variable
@@ -414,6 +428,41 @@ def _sole_difference(
 
 
 _WRAPPING = "()[]{}<>,;:.'\""
+
+
+def _dash_cut(tokens: Sequence[str], cut: int) -> int:
+    """`cut`, or the index after the first dash inside the header `tokens[:cut]`.
+
+    Example:
+        ```python
+        assert _dash_cut(["[<*>", "<*>]", "<*>", "-", "<*>", "open"], 5) == 4
+        assert _dash_cut(["<*>", "<*>", "open"], 2) == 2
+        ```
+    """
+    for index in range(1, min(cut, len(tokens) - 1)):
+        if tokens[index] in _DASHES:
+            return index + 1
+    return cut
+
+
+def _masked_words(values: Iterable[str]) -> bool:
+    """Whether every (distinct) value is ASCII letters then one masked number (`ee<*>`).
+
+    Such a position tells events apart by its words (network interfaces `ee0`, `alt0`), not by
+    the numbers in them; ids with a separator (`rdd_<*>`) or several numbers stay variables.
+
+    Example:
+        ```python
+        assert _masked_words(["ee<*>", "alt<*>"])
+        assert not _masked_words(["ee<*>", "<*>"]) and not _masked_words(["ee<*>", "ee"])
+        assert not _masked_words(["rdd_<*>", "broadcast_<*>"])
+        ```
+    """
+    for value in values:
+        word = value[: -len(WILDCARD)]
+        if not value.endswith(WILDCARD) or not word.isascii() or not word.isalpha():
+            return False
+    return True
 
 
 def _is_variable_token(token: str) -> bool:
