@@ -189,7 +189,15 @@ class Signals:
                 at = text.find(word, nl, hi)
         return out
 
-    def word_lines(self, text: str, lo: int, hi: int, *, lowered: bool = False) -> list[int]:
+    def word_lines(
+        self,
+        text: str,
+        lo: int,
+        hi: int,
+        *,
+        lowered: bool = False,
+        utf8_size: list[int] | None = None,
+    ) -> list[int]:
         r"""The lines of `text[lo:hi]` that hold a word, as indices (0: the line at `lo`).
 
         Exactly the lines `positions` finds a word in (`lo` starts a line): one pass of an
@@ -206,6 +214,9 @@ class Signals:
             lowered: Find the words (lower-case ASCII, or symbols without case) in
                 `text[lo:hi].lower()` instead, for a text that `lowers_like_ascii`: its UTF-8
                 is lower-cased as bytes (no lower-cased copy of the text is made).
+            utf8_size: When given, the UTF-8 size of `text[lo:hi]` is appended to it when
+                the search encoded that part whole (one block), so a caller that needs the
+                size does not encode the text again; nothing is appended otherwise.
 
         Returns:
             Line indices, ascending, each once.
@@ -248,6 +259,8 @@ class Signals:
                     continue
                 end = nl + 1
             data = text[pos:end].encode("utf-8", "surrogatepass")
+            if utf8_size is not None and pos == lo and end == hi:
+                utf8_size.append(len(data))  # the whole part in one block
             if lowered:
                 data = data.lower()
             counted, at_line, line_end = 0, line, -1

@@ -215,6 +215,8 @@ class _Scan:
     """Lines that start a step: a shell prompt or CI group (`_STEP_START_RE`), and a `+ ` or
     `> ` line (a traced command) unless it reports something of its own (a PowerShell error
     record's `+ FullyQualifiedErrorId : ...`) or stands beside a `-` line (a diff)."""
+    raw_bytes: int | None = None
+    """The UTF-8 size of the whole text, when the candidate search encoded it whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +486,7 @@ def _candidate_lines(
     raw: str,
     extra: re.Pattern[str] | None,
     full_scan_chars: int = FULL_SCAN_CHARS,
+    utf8_size: list[int] | None = None,
 ) -> list[int]:
     """Indices of the region's lines that may carry a signal (a cheap superset).
 
@@ -491,7 +494,8 @@ def _candidate_lines(
     as printed, and `extra`); its last `full_scan_chars` characters, where verdicts,
     summaries and the failing step's details are, for every kind of signal (`ALL_SIGNALS`,
     in the lower-cased text). The lines the searches do not touch score 0 in
-    `line_salience`.
+    `line_salience`. `utf8_size`, when given, receives the region's UTF-8 size when the
+    word search encoded it whole (`Signals.word_lines`).
     """
     start = region.text_offset
     end = region.starts[-1]
@@ -501,7 +505,7 @@ def _candidate_lines(
     if tail_at > start:
         tail_at = raw.rfind("\n", start, tail_at) + 1
     positions = CORE_SIGNALS.pattern_positions(raw, start, end)
-    found = set(CORE_SIGNALS.word_lines(raw, start, end))
+    found = set(CORE_SIGNALS.word_lines(raw, start, end, utf8_size=utf8_size))
     starts, count = region.starts, len(region.raw_lines)
     line_start = tail_at == 0 or raw[tail_at - 1] == "\n"
     if line_start and lowers_like_ascii(raw, tail_at, end):
@@ -554,7 +558,11 @@ def _scan(
     scores: dict[str, float] = {}  # a line printed again scores the same (a pure function)
     for region in regions:
         text_of, first = region.text, region.first_line
-        for i in _candidate_lines(region, raw, extra):
+        # A region of the whole text: the word search's UTF-8 gives its size (no second
+        # encoding of a megabyte for `Analysis.byte_size`).
+        whole = region.text_offset == 0 and region.starts[-1] == len(raw)
+        size: list[int] | None = [] if whole else None
+        for i in _candidate_lines(region, raw, extra, utf8_size=size):
             text = text_of(i)
             if not text:
                 continue
@@ -580,6 +588,8 @@ def _scan(
             if score:
                 own[line_no] = score
                 texts[line_no] = text
+        if size:
+            scan.raw_bytes = size[0]
     return scan
 
 
@@ -999,11 +1009,15 @@ def _rare_before(work: _Work, verdict: int, previous: int) -> None:
     block = "\n".join([line[:200].strip() for line in region.raw_lines[start:end]])
     utf8 = block.encode("utf-8", "surrogatepass")
     shapes = utf8.translate(None, _DIGIT_BYTES).split(b"\n") if end > start else []
-    counts = Counter(shapes)
+    # Only the last `rare_span` shapes are read: counted among themselves, and looked for
+    # among the earlier ones (a set intersection, no count of every shape).
+    last = max(0, len(shapes) - settings.rare_span)
+    counts = Counter(shapes[last:])
+    earlier = set(shapes[last:]).intersection(shapes[:last])
     rank = 0
-    for i in range(len(shapes) - 1, max(-1, len(shapes) - 1 - settings.rare_span), -1):
+    for i in range(len(shapes) - 1, last - 1, -1):
         shape = shapes[i]
-        if not shape or counts[shape] > 1:
+        if not shape or counts[shape] > 1 or shape in earlier:
             continue
         line_no = first + start + i
         nearby = work.lines.text(line_no) or ""
@@ -1132,6 +1146,7 @@ def analyse(
     if total == 0:
         return result
     scan = _scan(regions, raw, extra_signal, level_salience)
+    result._raw_bytes = scan.raw_bytes  # `byte_size` counts it when it is `None`
     steps = _steps(scan, settings)
     weights = _weigh(scan, steps, lines, total, settings)
     work = _Work(lines=lines, own=scan.own, texts=scan.texts, settings=settings)
