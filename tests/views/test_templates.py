@@ -17,6 +17,7 @@ from langchain_result_layer.views._log_header import TokenMasker, message_offset
 from langchain_result_layer.views._templates import (
     WILDCARD,
     TemplateSettings,
+    _distinct_words,
     mine_templates,
 )
 
@@ -452,3 +453,50 @@ def test_distinct_words_with_a_masked_number_tell_events_apart() -> None:
     assert "Found block <*>" in texts
     assert "Link eth<*> up" in texts
     assert len(texts) == 5
+
+
+def test_a_plain_word_and_a_versioned_word_tell_events_apart() -> None:
+    """`open through proxy ... HTTPS` / `... SOCKS5`: a protocol word next to one that ends in a
+    number (masked to `SOCKS<*>`) are two events, even when one of them holds a single line;
+    the same word with and without a number, or a word next to a bare number, stays a variable."""
+    lines = [
+        f"[07.26 15:{i % 60:02d}:28] chrome.exe - host{i}.example.com:443 open through proxy "
+        "proxy.cse.cuhk.edu.hk:5070 HTTPS"
+        for i in range(40)
+    ]
+    lines.append(
+        "[07.26 15:38:33] MobaXterm.exe - 183.62.156.108:22 open through proxy "
+        "socks.cse.cuhk.edu.hk:5070 SOCKS5"
+    )
+    for i in range(20):
+        port = "ee" if i % 2 else f"ee{i}"
+        lines.append(f"17/06/09 20:10:{i:02d} INFO net.Link: Link {port} state up")
+        lines.append(f"17/06/09 20:11:{i:02d} INFO net.Mode: Mode {'auto' if i % 2 else i} set")
+    result = mine_templates(lines, strip_header=True)
+    ends = sorted(t.tokens[-1] for t in result.templates if "through" in t.tokens)
+    assert ends == ["HTTPS", "SOCKS<*>"]
+    texts = {t.text for t in result.templates}
+    assert sum(t.endswith("Link <*> state up") for t in texts) == 1
+    assert sum(t.endswith("Mode <*> set") for t in texts) == 1
+    assert _distinct_words(["HTTPS", "SOCKS<*>"])
+    assert not _distinct_words(["ee", "ee<*>"])
+
+
+@given(
+    st.lists(
+        st.text(alphabet="abcdefghXYZ", min_size=1, max_size=4).map(lambda w: w + WILDCARD),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.text(alphabet="abcdefghXYZ", min_size=1, max_size=4), max_size=6),
+)
+def test_distinct_words_accepts_exactly_distinct_ascii_words(
+    masked: list[str], plain: list[str]
+) -> None:
+    """Distinct words (plain or ending in one masked number) pass; a repeated word does not;
+    anything else than ASCII letters before the mask never passes."""
+    values = masked + plain
+    words = [v[: -len(WILDCARD)] if v.endswith(WILDCARD) else v for v in values]
+    assert _distinct_words(values) == (len(set(words)) == len(words))
+    assert not _distinct_words([*values, "rdd_" + WILDCARD])
+    assert not _distinct_words([*values, WILDCARD])

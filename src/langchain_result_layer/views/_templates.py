@@ -386,7 +386,11 @@ def _split_position(
             continue
         if len(parts) == 1:
             continue
-        if any(WILDCARD in value for value in parts) and not _masked_words(parts):
+        if (
+            any(WILDCARD in value for value in parts)
+            and not _masked_words(parts)
+            and not _distinct_words(parts)
+        ):
             variable.add(pos)  # a variable; distinct words with a number (`ee0`) still split
             continue
         if 0 < settings.min_identifier_lines <= len(parts) == len(group) and _sole_difference(
@@ -463,6 +467,30 @@ def _masked_words(values: Iterable[str]) -> bool:
         if not value.endswith(WILDCARD) or not word.isascii() or not word.isalpha():
             return False
     return True
+
+
+def _distinct_words(values: Iterable[str]) -> bool:
+    """Whether every value is an ASCII word, some ending in one masked number, all words distinct.
+
+    A protocol or mode word next to a versioned one (`HTTPS` / `SOCKS5`) tells events apart;
+    the same word with and without a number (`ee` / `ee<*>`) or ids with separators do not.
+
+    Example:
+        ```python
+        assert _distinct_words(["HTTPS", "SOCKS<*>"])
+        assert not _distinct_words(["ee", "ee<*>"]) and not _distinct_words(["HTTPS", "<*>"])
+        assert not _distinct_words(["rdd_<*>", "block"])
+        ```
+    """
+    words: set[str] = set()
+    count = 0
+    for value in values:
+        word = value[: -len(WILDCARD)] if value.endswith(WILDCARD) else value
+        if not word.isascii() or not word.isalpha():
+            return False
+        words.add(word)
+        count += 1
+    return len(words) == count
 
 
 def _is_variable_token(token: str) -> bool:
