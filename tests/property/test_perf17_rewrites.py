@@ -9,15 +9,14 @@ exact-copy push-back), the key on any text.
 
 from __future__ import annotations
 
-import heapq
 import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_result_layer.core.evidence import SALIENCE_ITEM
-from langchain_result_layer.views._ranking import _STAMP_TOKEN_RE, _best_last, _group_key, _grouped
-from langchain_result_layer.views._salience import Analysis, analyse
+from langchain_result_layer.views._ranking import _STAMP_TOKEN_RE, _group_key
+from langchain_result_layer.views._salience import analyse
+from tests.property.test_lazy_ranking import _reference as _one_heap_order
 
 _OLD_DIGIT_RUN_RE = re.compile(r"[0-9]+")
 
@@ -37,54 +36,6 @@ def _old_group_key(text: str) -> str:
         if len(words) == 3:
             break
     return " ".join(words)
-
-
-def _one_heap_order(analysis: Analysis) -> list[int]:
-    """The greedy order as it was made: one heap of every entry."""
-    settings = analysis.settings
-    effective = dict(analysis.priority)
-    texts, roles, own = analysis.texts, analysis.roles, analysis.own
-    by_group, solo = _grouped(effective, texts, roles)
-    heap: list[tuple[float, int, int, str, int]] = []
-    for key, members in by_group.items():
-        _best_last(members, effective)
-        heap.append((-effective[members[-1]], -members[-1], 0, key, 0))
-    heap.extend((-effective[ln], -ln, -1, "", 0) for ln in solo)
-    heapq.heapify(heap)
-    copies: dict[str, int] = {}
-    order: list[int] = []
-    while heap:
-        neg_value, neg_ln, taken, key, applied = heapq.heappop(heap)
-        line = -neg_ln
-        exact = texts.get(line, "").strip()
-        seen = copies.get(exact, 0) if exact else 0
-        if seen > applied:
-            factor = settings.exact_repeat ** (seen - applied)
-            heapq.heappush(heap, (neg_value * factor, neg_ln, taken, key, seen))
-            continue
-        order.append(line)
-        if exact:
-            copies[exact] = seen + 1
-        if taken < 0:
-            continue
-        members = by_group[key]
-        members.pop()
-        if not members:
-            continue
-        if (
-            taken == 0
-            and 0.0 < own.get(line, 0.0) < SALIENCE_ITEM
-            and all(m in own for m in members)
-        ):
-            members.sort(reverse=True)
-        taken += 1
-        nxt = members[-1]
-        if own.get(nxt, 0.0) >= SALIENCE_ITEM:
-            line_factor = settings.item_repeat ** max(0, taken - 5)
-        else:
-            line_factor = settings.other_repeat ** max(0, taken - 2)
-        heapq.heappush(heap, (-effective[nxt] * line_factor, -nxt, taken, key, 0))
-    return order
 
 
 _LINES = st.sampled_from(
