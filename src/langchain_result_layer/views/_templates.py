@@ -9,14 +9,14 @@ position within a group of lines, as in IPLoM and Brain (Yu et al., 2023):
 2. **Length**: lines are grouped by their number of tokens.
 3. **Top-down split by position**: in a group, a position whose values all agree is a
    constant; a position with more than `max_constant_values` distinct values, with a value
-   that holds a variable (unless every value is a word followed by a masked number,
-   `ee<*>`/`alt<*>`: the words tell events apart), with three or more values that all also
-   occur in other groups of the log (user names that recur across events, unlike the words
-   that tell events apart), or with a value of its own on each of `min_identifier_lines` or
-   more lines that agree everywhere else (link or host names: one event, not five) is a
-   variable, and stays one in every sub-group; of the remaining positions the one with the
-   fewest distinct values splits the group (each value on at least `min_value_lines` lines),
-   and the parts are split again.
+   that holds a variable (unless every value is a distinct word, some followed by a masked
+   number, `ee<*>`/`alt<*>` or `HTTPS`/`SOCKS<*>`: the words tell events apart), with three
+   or more values that all also occur in other groups of the log (user names that recur
+   across events, unlike the words that tell events apart), or with a value of its own on
+   each of `min_identifier_lines` or more lines that agree everywhere else (link or host
+   names: one event, not five) is a variable, and stays one in every sub-group; of the
+   remaining positions the one with the fewest distinct values splits the group (each value
+   on at least `min_value_lines` lines), and the parts are split again.
 4. **Merge across lengths**: groups whose templates are equal once runs of `<*>` are
    collapsed are one template (a variable that holds spaces).
 
@@ -386,11 +386,7 @@ def _split_position(
             continue
         if len(parts) == 1:
             continue
-        if (
-            any(WILDCARD in value for value in parts)
-            and not _masked_words(parts)
-            and not _distinct_words(parts)
-        ):
+        if any(WILDCARD in value for value in parts) and not _distinct_words(parts):
             variable.add(pos)  # a variable; distinct words with a number (`ee0`) still split
             continue
         if 0 < settings.min_identifier_lines <= len(parts) == len(group) and _sole_difference(
@@ -449,35 +445,19 @@ def _dash_cut(tokens: Sequence[str], cut: int) -> int:
     return cut
 
 
-def _masked_words(values: Iterable[str]) -> bool:
-    """Whether every (distinct) value is ASCII letters then one masked number (`ee<*>`).
-
-    Such a position tells events apart by its words (network interfaces `ee0`, `alt0`), not by
-    the numbers in them; ids with a separator (`rdd_<*>`) or several numbers stay variables.
-
-    Example:
-        ```python
-        assert _masked_words(["ee<*>", "alt<*>"])
-        assert not _masked_words(["ee<*>", "<*>"]) and not _masked_words(["ee<*>", "ee"])
-        assert not _masked_words(["rdd_<*>", "broadcast_<*>"])
-        ```
-    """
-    for value in values:
-        word = value[: -len(WILDCARD)]
-        if not value.endswith(WILDCARD) or not word.isascii() or not word.isalpha():
-            return False
-    return True
-
-
 def _distinct_words(values: Iterable[str]) -> bool:
     """Whether every value is an ASCII word, some ending in one masked number, all words distinct.
 
-    A protocol or mode word next to a versioned one (`HTTPS` / `SOCKS5`) tells events apart;
-    the same word with and without a number (`ee` / `ee<*>`) or ids with separators do not.
+    Such a position tells events apart by its words: network interfaces (`ee0`, `alt0`), a
+    protocol or mode word next to a versioned one (`HTTPS` / `SOCKS5`). The same word with and
+    without a number (`ee` / `ee<*>`), ids with separators (`rdd_<*>`) or several numbers stay
+    variables. (Values are distinct, so words that all end in a masked number are distinct.)
 
     Example:
         ```python
-        assert _distinct_words(["HTTPS", "SOCKS<*>"])
+        assert _distinct_words(["ee<*>", "alt<*>"]) and _distinct_words(["HTTPS", "SOCKS<*>"])
+        assert not _distinct_words(["ee<*>", "<*>"])
+        assert not _distinct_words(["rdd_<*>", "broadcast_<*>"])
         assert not _distinct_words(["ee", "ee<*>"]) and not _distinct_words(["HTTPS", "<*>"])
         assert not _distinct_words(["rdd_<*>", "block"])
         ```
