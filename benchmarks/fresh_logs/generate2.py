@@ -84,12 +84,15 @@ def erlc_compile(n: int, bad: int) -> Build:
             body = ""
             if i == bad:
                 body = "total(L) ->\n    Acc = lists:sum([scale(X) || X <- L]),\n    Acc + Offset."
-            _w(d / "src" / f"acme_{i:03d}.erl", _erl_module(i, rng, warn=rng.random() < 0.4, body=body))
+            _w(
+                d / "src" / f"acme_{i:03d}.erl",
+                _erl_module(i, rng, warn=rng.random() < 0.4, body=body),
+            )
         step = (
             "mkdir -p ebin\n"
             "for f in src/*.erl; do\n"
             '  echo "ERLC $f"\n'
-            "  erlc -v -Wall +debug_info +warn_export_vars -o ebin \"$f\" || status=$?\n"
+            '  erlc -v -Wall +debug_info +warn_export_vars -o ebin "$f" || status=$?\n'
             "done\n"
             "ls -la ebin | head -n 400\n"
         )
@@ -110,7 +113,10 @@ def rebar3_compile(n: int, bad: int) -> Build:
             body = ""
             if i == bad:
                 body = "total(L) -> lists:sum([normalise(X) || X <- L])."
-            _w(d / "src" / f"acme_{i:03d}.erl", _erl_module(i, rng, warn=rng.random() < 0.3, body=body))
+            _w(
+                d / "src" / f"acme_{i:03d}.erl",
+                _erl_module(i, rng, warn=rng.random() < 0.3, body=body),
+            )
         env = f"export HOME={d} REBAR_COLOR=none DEBUG=1\n"
         return _job(env + _run_step("rebar3 compile"), cleanup="_build src")
 
@@ -127,7 +133,7 @@ def eunit_suite(n: int, bad: int) -> Build:
                 tests.append(f"case_{k:02d}_test() -> ?assertEqual({want}, scale({k})).")
             _w(
                 d / "src" / f"acme_{i:03d}.erl",
-                f"-module(acme_{i:03d}).\n-include_lib(\"eunit/include/eunit.hrl\").\n"
+                f'-module(acme_{i:03d}).\n-include_lib("eunit/include/eunit.hrl").\n'
                 f"-export([scale/1]).\n\nscale(X) -> X * {factor}.\n\n" + "\n".join(tests) + "\n",
             )
         mods = ",".join(f"acme_{i:03d}" for i in range(n))
@@ -147,7 +153,9 @@ def escript_crash(rows: int, bad: int) -> Build:
         data = []
         for r in range(rows):
             weight = 0 if r == bad else rng.randint(1, 40)
-            data.append(f"{{row, {r}, \"{rng.choice(WORDS)}_{r}\", {rng.randint(10, 999)}, {weight}}}.")
+            data.append(
+                f'{{row, {r}, "{rng.choice(WORDS)}_{r}", {rng.randint(10, 999)}, {weight}}}.'
+            )
         _w(d / "priv" / "rows.eterm", "\n".join(data) + "\n")
         _w(
             d / "report.escript",
@@ -229,9 +237,19 @@ def mix_test(files: int, per: int, bad: tuple[int, int]) -> Build:
 
 def _el_file(i: int, rng: random.Random, *, warn: bool, extra: str = "") -> str:
     body = [f";;; acme-{i:03d}.el --- part {i} -*- lexical-binding: t -*-", ""]
-    body += [f"(defun acme-{i:03d}-scale (x)", f'  "Scale X by {i % 7 + 2}."', f"  (* x {i % 7 + 2}))", ""]
+    body += [
+        f"(defun acme-{i:03d}-scale (x)",
+        f'  "Scale X by {i % 7 + 2}."',
+        f"  (* x {i % 7 + 2}))",
+        "",
+    ]
     if warn:
-        body += [f"(defun acme-{i:03d}-describe (x)", "  (let ((unused 1))", '    (format "%s" x)))', ""]
+        body += [
+            f"(defun acme-{i:03d}-describe (x)",
+            "  (let ((unused 1))",
+            '    (format "%s" x)))',
+            "",
+        ]
     body += [extra, f"(provide 'acme-{i:03d})", f";;; acme-{i:03d}.el ends here", ""]
     return "\n".join(body)
 
@@ -242,7 +260,10 @@ def emacs_byte_compile(n: int, bad: int) -> Build:
             extra = ""
             if i == bad:
                 extra = f'(defun acme-{i:03d}-total (xs)\n  "Sum XS."\n  (let ((acc 0))\n    (dolist (x xs acc)\n      (setq acc (+ acc x))))\n'
-            _w(d / "lisp" / f"acme-{i:03d}.el", _el_file(i, rng, warn=rng.random() < 0.4, extra=extra))
+            _w(
+                d / "lisp" / f"acme-{i:03d}.el",
+                _el_file(i, rng, warn=rng.random() < 0.4, extra=extra),
+            )
         step = (
             "emacs --batch -L lisp --eval '(setq byte-compile-verbose t)' "
             "-f batch-byte-compile lisp/*.el || status=$?\n"
@@ -259,7 +280,9 @@ def ert_suite(n: int, bad: int) -> Build:
         for t in range(n):
             x, k = rng.randint(1, 50), rng.randint(2, 9)
             want = x * k + (1 if t == bad else 0)
-            tests.append(f"(ert-deftest acme-scale-{t:04d} ()\n  (should (= (acme-scale {x} {k}) {want})))")
+            tests.append(
+                f"(ert-deftest acme-scale-{t:04d} ()\n  (should (= (acme-scale {x} {k}) {want})))"
+            )
         _w(d / "test" / "acme-test.el", "\n".join(tests) + "\n")
         step = "emacs --batch -L test -l test/acme-test.el -f ert-run-tests-batch-and-exit || status=$?\n"
         return _job(step, fetch="elpa-cache")
@@ -272,17 +295,17 @@ def emacs_void_function(n: int, bad: int) -> Build:
         for i in range(n):
             _w(d / "lisp" / f"acme-{i:03d}.el", _el_file(i, rng, warn=False))
         rows = "\n".join(
-            f"(message \"[build] packaging acme-{i:03d} (%d bytes)\" {rng.randint(300, 900)})\n(message \"[build] acme-{i:03d}: %s\" (acme-{i:03d}-scale {i}))"
+            f'(message "[build] packaging acme-{i:03d} (%d bytes)" {rng.randint(300, 900)})\n(message "[build] acme-{i:03d}: %s" (acme-{i:03d}-scale {i}))'
             + (f"\n(acme-{i:03d}-normalise {i})" if i == bad else "")
             for i in range(n)
         )
         _w(
             d / "build.el",
-            ";;; build.el -*- lexical-binding: t -*-\n(setq load-path (cons \"lisp\" load-path))\n"
+            ';;; build.el -*- lexical-binding: t -*-\n(setq load-path (cons "lisp" load-path))\n'
             + "\n".join(f"(require 'acme-{i:03d})" for i in range(n))
             + "\n"
             + rows
-            + "\n(message \"[build] done\")\n",
+            + '\n(message "[build] done")\n',
         )
         step = "emacs --batch --eval '(setq debug-on-error nil)' -l build.el || status=$?\n"
         return _job(step, cleanup="lisp")
@@ -321,7 +344,7 @@ qa!
 
 def vim_tests(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
-        lines = ["\" tests for autoload/acme.vim", ""]
+        lines = ['" tests for autoload/acme.vim', ""]
         for t in range(n):
             x, k = rng.randint(1, 50), rng.randint(2, 9)
             want = x * k + (1 if t == bad else 0)
@@ -332,7 +355,10 @@ def vim_tests(n: int, bad: int) -> Build:
             ]
         _w(d / "test" / "test_acme.vim", "\n".join(lines) + "\n")
         _w(d / "test" / "runner.vim", VIM_RUNNER)
-        _w(d / "autoload" / "acme.vim", "function! acme#scale(x, k) abort\n  return a:x * a:k\nendfunction\n")
+        _w(
+            d / "autoload" / "acme.vim",
+            "function! acme#scale(x, k) abort\n  return a:x * a:k\nendfunction\n",
+        )
         step = (
             "vim -es -N -u NONE -i NONE --cmd 'set rtp+=.' -c 'set verbose=1' "
             "-S test/test_acme.vim -S test/runner.vim </dev/null || status=$?\n"
@@ -346,8 +372,15 @@ def vim_tests(n: int, bad: int) -> Build:
 def vim_script_error(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         for i in range(n):
-            body = [f"\" plugin/acme_{i:03d}.vim", f"let g:acme_{i:03d}_factor = {rng.randint(2, 9)}"]
-            body += [f"function! Acme{i:03d}Scale(x) abort", f"  return a:x * g:acme_{i:03d}_factor", "endfunction"]
+            body = [
+                f'" plugin/acme_{i:03d}.vim',
+                f"let g:acme_{i:03d}_factor = {rng.randint(2, 9)}",
+            ]
+            body += [
+                f"function! Acme{i:03d}Scale(x) abort",
+                f"  return a:x * g:acme_{i:03d}_factor",
+                "endfunction",
+            ]
             if i == bad:
                 body += [f"call Acme{i:03d}Scale(g:acme_{i:03d}_offset)"]
             _w(d / "plugin" / f"acme_{i:03d}.vim", "\n".join(body) + "\n")
@@ -382,10 +415,16 @@ def ghc_make(n: int, bad: int, body: str) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         for i in range(n):
             warn = i != bad and rng.random() < 0.4
-            _w(d / "src" / f"Mod{i:03d}.hs", _hs_module(i, rng, warn=warn, body=body if i == bad else ""))
+            _w(
+                d / "src" / f"Mod{i:03d}.hs",
+                _hs_module(i, rng, warn=warn, body=body if i == bad else ""),
+            )
         imports = "\n".join(f"import qualified Mod{i:03d}" for i in range(n))
         calls = " + ".join(f"Mod{i:03d}.scale 1" for i in range(n))
-        _w(d / "app" / "Main.hs", f"module Main (main) where\n\n{imports}\n\nmain :: IO ()\nmain = print ({calls})\n")
+        _w(
+            d / "app" / "Main.hs",
+            f"module Main (main) where\n\n{imports}\n\nmain :: IO ()\nmain = print ({calls})\n",
+        )
         step = "mkdir -p build\nghc --make -Wall -j1 -isrc -outputdir build -o build/acme app/Main.hs || status=$?\n"
         return _job(step, fetch="ghc-store", cleanup="build src")
 
@@ -475,8 +514,9 @@ def ocaml_not_found(rows: int, bad: int) -> Build:
             "   with End_of_file -> ());\n"
             "  close_in ic\n",
         )
-        step = "export OCAMLRUNPARAM=b\ndune build --display short ./bin/report.exe 2>&1\n" + _run_step(
-            "./_build/default/bin/report.exe"
+        step = (
+            "export OCAMLRUNPARAM=b\ndune build --display short ./bin/report.exe 2>&1\n"
+            + _run_step("./_build/default/bin/report.exe")
         )
         return _job(step, fetch="opam-switch")
 
@@ -495,10 +535,12 @@ def r_testthat(files: int, per: int, bad: tuple[int, int]) -> Build:
             for k in range(per):
                 factor = rng.randint(2, 9)
                 want = k * factor + (1 if (f, k) == bad else 0)
-                tests.append(f'test_that("scale {k} by {factor}", {{\n  expect_equal(scale_by({k}, {factor}), {want})\n}})\n')
+                tests.append(
+                    f'test_that("scale {k} by {factor}", {{\n  expect_equal(scale_by({k}, {factor}), {want})\n}})\n'
+                )
             _w(d / "tests" / "testthat" / f"test-mod{f:02d}.R", "\n".join(tests))
         step = _run_step(
-            "Rscript -e 'source(\"R/scale.R\"); testthat::test_dir(\"tests/testthat\", "
+            'Rscript -e \'source("R/scale.R"); testthat::test_dir("tests/testthat", '
             "reporter = testthat::MultiReporter$new(list(testthat::LocationReporter$new(), "
             "testthat::CheckReporter$new())))'"
         )
@@ -534,7 +576,9 @@ def rscript_error(rows: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         data = ["id,region,total"]
         for r in range(rows):
-            data.append(f"{r},{'central' if r == bad else rng.choice(['north', 'south'])},{rng.randint(10, 999)}")
+            data.append(
+                f"{r},{'central' if r == bad else rng.choice(['north', 'south'])},{rng.randint(10, 999)}"
+            )
         _w(d / "rows.csv", "\n".join(data) + "\n")
         _w(
             d / "report.R",
@@ -583,8 +627,16 @@ def luac_check(n: int, bad: int) -> Build:
 
 def lua_tap(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
-        _w(d / "src" / "acme.lua", "local M = {}\nfunction M.scale(x, k) return x * k end\nreturn M\n")
-        lines = ['package.path = "src/?.lua;" .. package.path', 'local acme = require("acme")', "local tests = {}", ""]
+        _w(
+            d / "src" / "acme.lua",
+            "local M = {}\nfunction M.scale(x, k) return x * k end\nreturn M\n",
+        )
+        lines = [
+            'package.path = "src/?.lua;" .. package.path',
+            'local acme = require("acme")',
+            "local tests = {}",
+            "",
+        ]
         for t in range(n):
             x, k = rng.randint(1, 50), rng.randint(2, 9)
             want = x * k + (1 if t == bad else 0)
@@ -621,15 +673,29 @@ def lua_tap(n: int, bad: int) -> Build:
 
 def tcltest_suite(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
-        lines = ["package require tcltest", "namespace import ::tcltest::*", "configure -verbose {pass skip error}"]
+        lines = [
+            "package require tcltest",
+            "namespace import ::tcltest::*",
+            "configure -verbose {pass skip error}",
+        ]
         lines += ["source [file join [file dirname [info script]] .. lib acme.tcl]", ""]
         for t in range(n):
             x, k = rng.randint(1, 50), rng.randint(2, 9)
             want = x * k + (1 if t == bad else 0)
-            lines.append(f"test acme-{t // 100}.{t % 100} {{scale {x} by {k}}} -body {{ acme::scale {x} {k} }} -result {want}")
-        lines += ["", "set failed $::tcltest::numTests(Failed)", "cleanupTests", "exit [expr {$failed > 0}]"]
+            lines.append(
+                f"test acme-{t // 100}.{t % 100} {{scale {x} by {k}}} -body {{ acme::scale {x} {k} }} -result {want}"
+            )
+        lines += [
+            "",
+            "set failed $::tcltest::numTests(Failed)",
+            "cleanupTests",
+            "exit [expr {$failed > 0}]",
+        ]
         _w(d / "tests" / "acme.test", "\n".join(lines) + "\n")
-        _w(d / "lib" / "acme.tcl", "namespace eval acme {}\nproc acme::scale {x k} { expr {$x * $k} }\n")
+        _w(
+            d / "lib" / "acme.tcl",
+            "namespace eval acme {}\nproc acme::scale {x k} { expr {$x * $k} }\n",
+        )
         return _job(_run_step("tclsh tests/acme.test"), fetch="tcl-packages")
 
     return build
@@ -652,7 +718,9 @@ def tcl_invalid_command(rows: int, bad: int) -> Build:
             "while {[gets $fh line] >= 0} { acme::report {*}$line }\n"
             "close $fh\n",
         )
-        return _job(_run_step("tclsh report.tcl"), fetch="tcl-packages", cleanup="rows.txt report.tcl")
+        return _job(
+            _run_step("tclsh report.tcl"), fetch="tcl-packages", cleanup="rows.txt report.tcl"
+        )
 
     return build
 
@@ -664,7 +732,11 @@ def tcl_invalid_command(rows: int, bad: int) -> Build:
 def gfortran_make(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         for i in range(n):
-            use = "    total = total + offset" if i == bad else f"    total = total + {rng.randint(1, 9)}"
+            use = (
+                "    total = total + offset"
+                if i == bad
+                else f"    total = total + {rng.randint(1, 9)}"
+            )
             unused = "    integer :: scratch\n" if rng.random() < 0.4 else ""
             _w(
                 d / "src" / f"mod_{i:03d}.f90",
@@ -713,8 +785,13 @@ def fpc_units(n: int, bad: int) -> Build:
             )
         uses = ", ".join(f"u{i:03d}" for i in range(n))
         total = " + ".join(f"Scale{i:03d}(1)" for i in range(n))
-        _w(d / "src" / "acme.pas", f"program acme;\n\nuses {uses};\n\nbegin\n  WriteLn({total});\nend.\n")
-        step = "mkdir -p build\n" + _run_step("fpc -vewnhi -l -Fusrc -FUbuild -obuild/acme src/acme.pas")
+        _w(
+            d / "src" / "acme.pas",
+            f"program acme;\n\nuses {uses};\n\nbegin\n  WriteLn({total});\nend.\n",
+        )
+        step = "mkdir -p build\n" + _run_step(
+            "fpc -vewnhi -l -Fusrc -FUbuild -obuild/acme src/acme.pas"
+        )
         return _job(step, fetch="fpc-units", cleanup="build src")
 
     return build
@@ -728,10 +805,12 @@ def scalac_project(n: int, bad: int, *, verbose: bool) -> Build:
             _w(
                 d / "src" / f"Mod{i:03d}.scala",
                 f"package acme\n\nobject Mod{i:03d} {{\n  def scale(x: Int): Int = {{\n{unused}    x * {rng.randint(2, 9)}\n  }}\n\n"
-                f"  def name(x: Int): Int = {name}\n\n  def describe(x: Int): String = s\"mod{i:03d} $x\"\n}}\n",
+                f'  def name(x: Int): Int = {name}\n\n  def describe(x: Int): String = s"mod{i:03d} $x"\n}}\n',
             )
         flags = "-verbose " if verbose else ""
-        step = "mkdir -p classes\nwc -l src/*.scala\n" + _run_step(f"scalac {flags}-deprecation -feature -Xlint -d classes src/*.scala")
+        step = "mkdir -p classes\nwc -l src/*.scala\n" + _run_step(
+            f"scalac {flags}-deprecation -feature -Xlint -d classes src/*.scala"
+        )
         return _job(step, fetch="ivy-cache", cleanup="classes src")
 
     return build
@@ -745,7 +824,10 @@ PY2 = f"{TOOLS2}/venv/bin/python"
 
 
 def _django_project(d: Path, models: str) -> None:
-    _w(d / "manage.py", "import os, sys\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'site_conf.settings')\nfrom django.core.management import execute_from_command_line\nexecute_from_command_line(sys.argv)\n")
+    _w(
+        d / "manage.py",
+        "import os, sys\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'site_conf.settings')\nfrom django.core.management import execute_from_command_line\nexecute_from_command_line(sys.argv)\n",
+    )
     _w(d / "site_conf" / "__init__.py", "")
     _w(
         d / "site_conf" / "settings.py",
@@ -766,7 +848,10 @@ def _django_project(d: Path, models: str) -> None:
 
 def django_tests(files: int, per: int, bad: tuple[int, int]) -> Build:
     def build(d: Path, rng: random.Random) -> str:
-        _django_project(d, "from django.db import models\n\n\nclass Product(models.Model):\n    name = models.CharField(max_length=40)\n    price = models.IntegerField()\n")
+        _django_project(
+            d,
+            "from django.db import models\n\n\nclass Product(models.Model):\n    name = models.CharField(max_length=40)\n    price = models.IntegerField()\n",
+        )
         for f in range(files):
             body = [
                 "from django.test import SimpleTestCase",
@@ -779,7 +864,11 @@ def django_tests(files: int, per: int, bad: tuple[int, int]) -> Build:
             for k in range(per):
                 factor = rng.randint(2, 9)
                 want = k * factor + (1 if (f, k) == bad else 0)
-                body += [f"    def test_scale_{k:02d}(self):", f"        self.assertEqual(scale({k}, {factor}), {want})", ""]
+                body += [
+                    f"    def test_scale_{k:02d}(self):",
+                    f"        self.assertEqual(scale({k}, {factor}), {want})",
+                    "",
+                ]
             _w(d / "shop" / "tests" / f"test_pricing_{f:02d}.py", "\n".join(body))
         step = _run_step(f"{PY2} -W default manage.py test -v 2 --noinput shop")
         return _job(step, fetch="pip-wheels")
@@ -797,11 +886,12 @@ def django_system_check(files: int) -> Build:
         )
         _django_project(d, models)
         for f in range(files):
-            _w(d / "shop" / "tests" / f"test_pricing_{f:02d}.py", "from django.test import SimpleTestCase\n\n\nclass T(SimpleTestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n")
-        step = (
-            f"{PY2} -m pip list -v\n"
-            f"{PY2} manage.py collectstatic --noinput -v 2\n"
-            + _run_step(f"{PY2} manage.py test -v 2 --noinput shop")
+            _w(
+                d / "shop" / "tests" / f"test_pricing_{f:02d}.py",
+                "from django.test import SimpleTestCase\n\n\nclass T(SimpleTestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n",
+            )
+        step = f"{PY2} -m pip list -v\n{PY2} manage.py collectstatic --noinput -v 2\n" + _run_step(
+            f"{PY2} manage.py test -v 2 --noinput shop"
         )
         return _job(step, fetch="pip-wheels", cleanup="shop site_conf")
 
@@ -818,11 +908,17 @@ def pytest_ra(files: int, per: int, bad: list[tuple[int, int]]) -> Build:
                 want = k * factor + (1 if (f, k) in bad else 0)
                 roll = rng.random()
                 if roll < 0.08:
-                    body.append(f'@pytest.mark.skip(reason="backend {f}-{k} not configured on this runner")')
+                    body.append(
+                        f'@pytest.mark.skip(reason="backend {f}-{k} not configured on this runner")'
+                    )
                 elif roll < 0.11:
                     body.append(f'@pytest.mark.xfail(reason="rounding issue #{f * 100 + k}")')
                     want += 1
-                body += [f"def test_scale_{k:02d}():", f"    assert scale({k}, {factor}) == {want}", ""]
+                body += [
+                    f"def test_scale_{k:02d}():",
+                    f"    assert scale({k}, {factor}) == {want}",
+                    "",
+                ]
             _w(d / "tests" / f"test_mod{f:03d}.py", "\n".join(body))
         step = _run_step(f"{PY2} -m pytest -ra -p no:cacheprovider tests")
         return _job(step, fetch="pip-wheels")
@@ -883,7 +979,9 @@ def scenarios() -> list[Scenario]:
             "escript report.escript",
             "priv/rows.eterm: row 1530 has weight 0, so `Total div Weight` raises badarith (of 1,800 logged rows)",
             [
-                Needle(r"escript: exception error: an error occurred when evaluating an arithmetic expression"),
+                Needle(
+                    r"escript: exception error: an error occurred when evaluating an arithmetic expression"
+                ),
                 Needle(r"called as \d+ div 0"),
             ],
             escript_crash(1800, 1530),
@@ -897,7 +995,11 @@ def scenarios() -> list[Scenario]:
             "mix",
             "mix compile --verbose --force",
             "lib/acme/mod231.ex: scale/1 calls normalise_row/1, which is not defined (one of 320 modules; unused-variable warnings)",
-            [Needle(r"\*\* \(CompileError\) lib/acme/mod231\.ex:\d+: undefined function normalise_row/1")],
+            [
+                Needle(
+                    r"\*\* \(CompileError\) lib/acme/mod231\.ex:\d+: undefined function normalise_row/1"
+                )
+            ],
             mix_compile(320, 231),
             version_cmd="elixir --version | tail -n 1",
         )
@@ -936,7 +1038,10 @@ def scenarios() -> list[Scenario]:
             "ert",
             "emacs --batch -l test/acme-test.el -f ert-run-tests-batch-and-exit",
             "test/acme-test.el: acme-scale-0611 expects the product + 1 (one of 1,500 tests)",
-            [Needle(r"^\s*FAILED\s+\d+/\d+\s+acme-scale-0611"), Needle(r"^\s*FAILED\s+acme-scale-0611$")],
+            [
+                Needle(r"^\s*FAILED\s+\d+/\d+\s+acme-scale-0611"),
+                Needle(r"^\s*FAILED\s+acme-scale-0611$"),
+            ],
             ert_suite(1500, 611),
             version_cmd="emacs --version | head -n 1",
         )
@@ -960,7 +1065,10 @@ def scenarios() -> list[Scenario]:
             "vim -es",
             "vim -es -N -u NONE -S test/test_acme.vim -S test/runner.vim",
             "test/test_acme.vim: Test_scale_0433 expects the product + 1 (one of 1,400 tests)",
-            [Needle(r"^not ok - Test_scale_0433\s*$"), Needle(r"Test_scale_0433 line 1: Expected \d+ but got \d+")],
+            [
+                Needle(r"^not ok - Test_scale_0433\s*$"),
+                Needle(r"Test_scale_0433 line 1: Expected \d+ but got \d+"),
+            ],
             vim_tests(1400, 433),
             version_cmd="vim --version | head -n 1",
         )
@@ -988,7 +1096,11 @@ def scenarios() -> list[Scenario]:
                 Needle(r"src/Mod083\.hs:\d+:\d+: error:"),
                 Needle(r"Couldn't match expected type .Int. with actual type .\[Char\]."),
             ],
-            ghc_make(120, 83, 'total :: [Int] -> Int\ntotal xs = sum (map scale xs)\n\nname :: Int -> Int\nname x = "n" ++ show x'),
+            ghc_make(
+                120,
+                83,
+                'total :: [Int] -> Int\ntotal xs = sum (map scale xs)\n\nname :: Int -> Int\nname x = "n" ++ show x',
+            ),
             version_cmd="ghc --version",
         )
     )
@@ -999,7 +1111,10 @@ def scenarios() -> list[Scenario]:
             "ghc --make",
             "ghc --make -Wall -j1 -isrc app/Main.hs",
             "src/Mod171.hs: total calls normaliseRow, which is not defined (one of 220 modules)",
-            [Needle(r"src/Mod171\.hs:\d+:\d+: error:"), Needle(r"Variable not in scope: normaliseRow")],
+            [
+                Needle(r"src/Mod171\.hs:\d+:\d+: error:"),
+                Needle(r"Variable not in scope: normaliseRow"),
+            ],
             ghc_make(220, 171, "total :: [Int] -> Int\ntotal xs = sum (map normaliseRow xs)"),
             version_cmd="ghc --version",
         )
@@ -1025,10 +1140,12 @@ def scenarios() -> list[Scenario]:
             "src/mod142.ml: name returns a string where its annotation says int (one of 200 modules; warnings on)",
             [
                 Needle(r'File "src/mod142\.ml", line \d+, characters \d+-\d+:'),
-                Needle(r"Error: This expression has type string but an expression was expected of type"),
+                Needle(
+                    r"Error: This expression has type string but an expression was expected of type"
+                ),
             ],
             dune_build(200, 142),
-            version_cmd="echo \"dune $(dune --version), $(ocaml -version)\"",
+            version_cmd='echo "dune $(dune --version), $(ocaml -version)"',
         )
     )
     s.append(
@@ -1098,7 +1215,10 @@ def scenarios() -> list[Scenario]:
             "lua (TAP runner)",
             "lua5.4 test/run.lua",
             "test/run.lua: scale_1187 expects the product + 1 (one of 1,500 tests)",
-            [Needle(r"^not ok 1188 - scale_1187$"), Needle(r"^# test/run\.lua:\d+: scale\(\d+, \d+\): expected")],
+            [
+                Needle(r"^not ok 1188 - scale_1187$"),
+                Needle(r"^# test/run\.lua:\d+: scale\(\d+, \d+\): expected"),
+            ],
             lua_tap(1500, 1187),
             version_cmd="lua5.4 -v",
         )
@@ -1134,7 +1254,10 @@ def scenarios() -> list[Scenario]:
             "gfortran + make",
             "make -k -j1 all",
             "src/mod_097.f90: uses the undeclared variable offset under implicit none (one of 160 modules; -Wall -Wextra)",
-            [Needle(r"^src/mod_097\.f90:\d+:\d+:$"), Needle(r"Error: Symbol .offset. at \(1\) has no IMPLICIT type")],
+            [
+                Needle(r"^src/mod_097\.f90:\d+:\d+:$"),
+                Needle(r"Error: Symbol .offset. at \(1\) has no IMPLICIT type"),
+            ],
             gfortran_make(160, 97),
             version_cmd="gfortran --version | head -n 1",
         )
@@ -1148,7 +1271,9 @@ def scenarios() -> list[Scenario]:
             "src/report.f90: row 1350 indexes weights(11) of 10 (of 1,600 logged rows)",
             [
                 Needle(r"At line \d+ of file src/report\.f90"),
-                Needle(r"Fortran runtime error: Index '11' of dimension 1 of array 'weights' above upper bound of 10"),
+                Needle(
+                    r"Fortran runtime error: Index '11' of dimension 1 of array 'weights' above upper bound of 10"
+                ),
             ],
             gfortran_bounds(1600, 1350),
             version_cmd="gfortran --version | head -n 1",
@@ -1163,7 +1288,7 @@ def scenarios() -> list[Scenario]:
             "src/u347.pas: Scale347 multiplies by the undeclared Offset (one of 420 units; unused-variable hints)",
             [Needle(r'u347\.pas\(\d+,\d+\) Error: Identifier not found "Offset"')],
             fpc_units(420, 347),
-            version_cmd="echo \"Free Pascal $(fpc -iV)\"",
+            version_cmd='echo "Free Pascal $(fpc -iV)"',
         )
     )
     s.append(
@@ -1173,7 +1298,10 @@ def scenarios() -> list[Scenario]:
             "scalac",
             "scalac -deprecation -feature -Xlint -d classes src/*.scala",
             "src/Mod433.scala: name returns a String where its signature says Int (one of 600 files; a `wc -l` of the sources first)",
-            [Needle(r"src/Mod433\.scala:\d+: error: type mismatch;"), Needle(r"^\s*found\s+: String$")],
+            [
+                Needle(r"src/Mod433\.scala:\d+: error: type mismatch;"),
+                Needle(r"^\s*found\s+: String$"),
+            ],
             scalac_project(600, 433, verbose=False),
             version_cmd="scalac -version",
         )
@@ -1185,7 +1313,10 @@ def scenarios() -> list[Scenario]:
             "scalac -verbose",
             "scalac -verbose -deprecation -feature -Xlint -d classes src/*.scala",
             "src/Mod021.scala: name returns a String where its signature says Int (one of 60 files; -verbose)",
-            [Needle(r"src/Mod021\.scala:\d+: error: type mismatch;"), Needle(r"^\s*found\s+: String$")],
+            [
+                Needle(r"src/Mod021\.scala:\d+: error: type mismatch;"),
+                Needle(r"^\s*found\s+: String$"),
+            ],
             scalac_project(60, 21, verbose=True),
             version_cmd="scalac -version",
         )
