@@ -18,7 +18,7 @@ erlang-dev rebar3 elixir emacs-nox vim ghc ocaml-nox ocaml-dune r-base-core r-cr
 lua5.4 tcl tcllib gfortran fp-compiler scala`; Django and pytest from PyPI into the separate
 venv `TOOLS2/venv`, made by this script). Versions are written to every case's `tool_version`.
 
-Run (from the project root; about 10 minutes):
+Run (from the project root; about 5 minutes):
 
     python benchmarks/fresh_logs/generate2.py            # every case: batch2/{logs/,cases.jsonl}
     python benchmarks/fresh_logs/generate2.py --only ID  # some cases (their rows are replaced)
