@@ -85,3 +85,27 @@ def test_without_cases_nothing_is_measured(tmp_path: Path, monkeypatch: pytest.M
     result = fresh_logs.run(corpus=None, quick=True)
     assert not result.tables
     assert any("not found" in n for n in result.notes)
+
+
+def test_batch_two_rows_are_the_generator_s_cases_with_its_rules() -> None:
+    import importlib.util
+    import sys
+
+    path = fresh_logs.FRESH_DIR / "generate2.py"
+    spec = importlib.util.spec_from_file_location("fresh_logs_generate2", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(module)  # defines the cases; runs no tool
+    finally:
+        sys.path[:] = saved
+    by_id = {module.PREFIX + sc.case_id: sc for sc in module.scenarios()}
+    rows = [r for r in fresh_logs.load_rows(fresh_logs.FRESH_DIR) if r["batch"] == "2"]
+    assert [r["id"] for r in rows] == list(by_id)
+    for row in rows:
+        sc = by_id[row["id"]]
+        assert row["needle_rules"] == [n.pattern for n in sc.needles], row["id"]
+        assert (row["ecosystem"], row["fault"]) == (sc.ecosystem, sc.fault), row["id"]
+        assert row["path"].startswith("batch2/logs/"), row["id"]
