@@ -1,9 +1,13 @@
 """Fresh logs: evidence recall on build logs generated this session, held out from every rule.
 
 `benchmarks/fresh_logs/` holds failing build and test logs produced by real local toolchains
-(gcc/make, CMake/ctest, cargo, javac/java, pytest/mypy/sphinx/pip, mocha/tsc/npm/node --test,
-prove, go, minitest, php, bash) on small generated fixture projects with injected faults
-(`benchmarks/fresh_logs/generate.py`). Each case's needles were chosen from the injected fault
+on small generated fixture projects with injected faults, in two batches: batch 1
+(`benchmarks/fresh_logs/generate.py`, 2026-12-01: gcc/make, CMake/ctest, cargo, javac/java,
+pytest/mypy/sphinx/pip, mocha/tsc/npm/node --test, prove, go, minitest, php, bash) and batch 2
+(`benchmarks/fresh_logs/generate2.py`, 2026-12-04, in `batch2/`: erlc/rebar3/eunit/escript,
+mix, emacs --batch, vim -es, ghc, dune, R/testthat, luac/lua, tclsh/tcltest, gfortran, fpc,
+scalac, Django's test runner, pytest -ra), whose ecosystems batch 1 does not have (but python).
+Each case's needles were chosen from the injected fault
 alone (the lines naming the fault and its location, picked by a rule written with the fault)
 and committed before this benchmark first ran. No rule of the evidence engine was written
 looking at these logs.
@@ -13,8 +17,8 @@ strategies and bookkeeping: at 1,000, 2,000 and 4,000 tokens under `o200k_base`,
 (the chosen view, as the pipeline picks it, is ours; the baselines are head only, tail only,
 head+tail 50/50, the reference rule and deepagents' eviction preview; the declared log, command
 and text views are shown too): the share of logs with every needle kept, needle recall, views
-over budget and fill (shown tokens / budget over the logs larger than the budget), overall and
-per ecosystem.
+over budget and fill (shown tokens / budget over the logs larger than the budget), overall, per
+batch (side by side) and per batch and ecosystem.
 
 Run: `python -m benchmarks fresh_logs` (writes benchmarks/results/fresh_logs.json). `--corpus`
 is accepted like every benchmark's but not used: the cases live in `benchmarks/fresh_logs/`
@@ -43,8 +47,11 @@ from benchmarks.evidence_recall import (
 )
 
 FRESH_DIR = Path(__file__).resolve().parent / "fresh_logs"
+BATCH_DIRS = {"1": ".", "2": "batch2"}
+"""Each batch's folder under the fresh folder (its `cases.jsonl`, its `logs/`)."""
 OURS = "chosen view"
-QUICK_CASES = 3
+QUICK_PER_BATCH = 2
+QUICK_CASES = QUICK_PER_BATCH * len(BATCH_DIRS)
 
 
 def fresh_dir() -> Path:
@@ -62,12 +69,28 @@ def read_log(path: Path) -> str:
 
 
 def load_rows(root: Path) -> list[dict[str, Any]]:
-    """The labelled cases of `root/cases.jsonl` (empty when the file is absent)."""
-    path = root / "cases.jsonl"
-    if not path.is_file():
-        return []
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The labelled cases of every batch's `cases.jsonl` under `root` (absent files: none).
+
+    Each row gets `batch` ("1", "2") and its `path` relative to `root`.
+    """
+    rows: list[dict[str, Any]] = []
+    for batch, sub in BATCH_DIRS.items():
+        path = root / sub / "cases.jsonl"
+        if not path.is_file():
+            continue
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    row = json.loads(line)
+                    row["batch"] = batch
+                    row["path"] = str(Path(sub) / row["path"]) if sub != "." else row["path"]
+                    rows.append(row)
+    return rows
+
+
+def batch_of(case: Case) -> str:
+    """The batch of a case made by `load_cases` ("1", "2")."""
+    return case.source.rsplit(" ", 1)[-1]
 
 
 def load_cases(root: Path, counter: Any, *, ids: Sequence[str] | None = None) -> list[Case]:
@@ -80,7 +103,7 @@ def load_cases(root: Path, counter: Any, *, ids: Sequence[str] | None = None) ->
         out.append(
             Case(
                 case_id=row["id"],
-                source="fresh_logs",
+                source=f"fresh_logs batch {row['batch']}",
                 group=str(row["ecosystem"]),
                 raw=raw,
                 needles=[[str(n)] for n in row["needles"]],
@@ -110,10 +133,31 @@ def _overall_table(cases: Sequence[Case], results: dict[str, dict[int, Results]]
     return table
 
 
+def _batch_table(cases: Sequence[Case], results: dict[str, dict[int, Results]]) -> Table:
+    batches = sorted({batch_of(c) for c in cases})
+    columns = ["strategy", "tokens"]
+    for b in [*batches, "all"]:
+        label = "all" if b == "all" else f"batch {b}"
+        columns += [f"{label} logs", f"{label} kept", f"{label} recall"]
+    table = Table(
+        title="fresh logs per batch, side by side: logs, share with every needle kept, needle "
+        "recall",
+        columns=columns,
+    )
+    for name, by_budget in results.items():
+        for budget, res in sorted(by_budget.items()):
+            row: list[Any] = [name, budget]
+            for b in [*batches, "all"]:
+                s = _stats([c for c in cases if b in ("all", batch_of(c))], res)
+                row += [s.cases, s.all_rate, s.recall]
+            table.rows.append(row)
+    return table
+
+
 def _ecosystem_table(
     cases: Sequence[Case], results: dict[str, dict[int, Results]], strategies: Sequence[str]
 ) -> Table:
-    columns = ["ecosystem", "logs", "kB (median)"]
+    columns = ["batch", "ecosystem", "logs", "kB (median)"]
     columns += [f"ours {b:,}" for b in BUDGETS]
     columns += [f"{name} {BUDGET_TOKENS:,}" for name in strategies if name != OURS]
     table = Table(
@@ -121,11 +165,12 @@ def _ecosystem_table(
         f"view at each budget; baselines at {BUDGET_TOKENS:,} tokens)",
         columns=columns,
     )
-    groups = sorted({c.group for c in cases})
-    for group in [*groups, "all"]:
-        members = [c for c in cases if group in ("all", c.group)]
+    keys = sorted({(batch_of(c), c.group) for c in cases})
+    keys += [(b, "all") for b in sorted({batch_of(c) for c in cases})] + [("all", "all")]
+    for batch, group in keys:
+        members = [c for c in cases if batch in ("all", batch_of(c)) and group in ("all", c.group)]
         sizes = sorted(len(c.raw.encode("utf-8")) for c in members)
-        row: list[Any] = [group, len(members), sizes[len(sizes) // 2] / 1000]
+        row: list[Any] = [batch, group, len(members), sizes[len(sizes) // 2] / 1000]
         row += [_stats(members, results[OURS][b]).all_rate for b in BUDGETS]
         row += [
             _stats(members, results[name][BUDGET_TOKENS]).all_rate
@@ -153,7 +198,10 @@ def run(*, corpus: Path | None = None, quick: bool = False) -> BenchResult:
         return result
     ids = None
     if quick:
-        ids = [r["id"] for r in sorted(rows, key=lambda r: int(r["bytes"]))[:QUICK_CASES]]
+        ids = []
+        for batch in BATCH_DIRS:
+            mine = sorted((r for r in rows if r["batch"] == batch), key=lambda r: int(r["bytes"]))
+            ids += [r["id"] for r in mine[:QUICK_PER_BATCH]]
     cases = load_cases(root, counter, ids=ids)
     by_strategy: dict[str, dict[int, Results]] = {}
     for budget in BUDGETS:
@@ -161,24 +209,37 @@ def run(*, corpus: Path | None = None, quick: bool = False) -> BenchResult:
             by_strategy.setdefault(name, {})[budget] = _evaluate(cases, strategy, counter, budget)
     names = list(by_strategy)
     result.tables.append(_overall_table(cases, by_strategy))
+    result.tables.append(_batch_table(cases, by_strategy))
     baselines = [n for n in names if n not in ("log view", "command view", "text view")]
     result.tables.append(_ecosystem_table(cases, by_strategy, baselines))
     result.data = {
         "cases": len(cases),
         "ecosystems": sorted({c.group for c in cases}),
+        "batches": {b: sum(1 for c in cases if batch_of(c) == b) for b in BATCH_DIRS},
         "bytes": sum(len(c.raw.encode("utf-8")) for c in cases),
         "strategies": {
             name: {str(b): _stats(cases, res).as_dict() for b, res in sorted(by_budget.items())}
             for name, by_budget in by_strategy.items()
         },
+        "per_batch": {
+            batch: {
+                name: {
+                    str(b): _stats([c for c in cases if batch_of(c) == batch], res).as_dict()
+                    for b, res in sorted(by_budget.items())
+                }
+                for name, by_budget in by_strategy.items()
+            }
+            for batch in sorted({batch_of(c) for c in cases})
+        },
         "per_ecosystem": {
-            group: {
+            f"{batch}/{group}": {
                 str(b): _stats(
-                    [c for c in cases if c.group == group], by_strategy[OURS][b]
+                    [c for c in cases if c.group == group and batch_of(c) == batch],
+                    by_strategy[OURS][b],
                 ).as_dict()
                 for b in BUDGETS
             }
-            for group in sorted({c.group for c in cases})
+            for batch, group in sorted({(batch_of(c), c.group) for c in cases})
         },
     }
     ours = _stats(cases, by_strategy[OURS][BUDGET_TOKENS])
@@ -187,8 +248,14 @@ def run(*, corpus: Path | None = None, quick: bool = False) -> BenchResult:
         f"needle kept in {ours.all_rate:.1%} of {ours.cases} logs of "
         f"{len(result.data['ecosystems'])} ecosystems at {BUDGET_TOKENS:,} tokens (needle recall "
         f"{ours.recall:.3f}, {ours.over_budget} over budget)"
-        + (" (quick run: the smallest logs)" if quick else "")
+        + (" (quick run: the smallest logs of each batch)" if quick else "")
     )
+    for batch in sorted({batch_of(c) for c in cases}):
+        mine = _stats([c for c in cases if batch_of(c) == batch], by_strategy[OURS][BUDGET_TOKENS])
+        result.notes.append(
+            f"batch {batch}: every needle kept in {mine.all_rate:.1%} of {mine.cases} logs at "
+            f"{BUDGET_TOKENS:,} tokens (needle recall {mine.recall:.3f})"
+        )
     result.notes.append(
         "needles: the 1-3 lines naming the injected fault and its location, chosen by a rule "
         "written with the fault (benchmarks/fresh_logs/cases.jsonl: fault, needle_rules)"

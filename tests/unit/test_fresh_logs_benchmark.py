@@ -15,8 +15,15 @@ from langchain_result_layer.core.tokens import TiktokenCounter
 
 def test_every_label_is_a_line_of_its_log_picked_by_its_rule() -> None:
     rows = fresh_logs.load_rows(fresh_logs.fresh_dir())
-    assert len(rows) >= 30
-    assert len({r["ecosystem"] for r in rows}) >= 8
+    assert len(rows) >= 60
+    assert len({r["id"] for r in rows}) == len(rows)
+    for batch in ("1", "2"):
+        mine = [r for r in rows if r["batch"] == batch]
+        assert len(mine) >= 25, batch
+        assert len({r["ecosystem"] for r in mine}) >= 8, batch
+    batch1 = {r["ecosystem"] for r in rows if r["batch"] == "1"}
+    batch2 = {r["ecosystem"] for r in rows if r["batch"] == "2"}
+    assert len(batch2 - batch1) >= 8  # batch 2's ecosystems are new but (at most) a few
     for row in rows:
         assert row["fault"], row["id"]
         assert 1 <= len(row["needles"]) <= 3, row["id"]
@@ -44,7 +51,9 @@ def test_gzipped_logs_read_exactly(tmp_path: Path) -> None:
 def test_quick_run_tables_and_budgets() -> None:
     result = fresh_logs.run(corpus=None, quick=True)
     assert result.data["cases"] == fresh_logs.QUICK_CASES
-    overall, per_ecosystem = result.tables
+    quick = fresh_logs.QUICK_PER_BATCH
+    assert result.data["batches"] == dict.fromkeys(fresh_logs.BATCH_DIRS, quick)
+    overall, per_batch, per_ecosystem = result.tables
     names = list(_strategies(TiktokenCounter(encoding="o200k_base")))
     assert names[0] == fresh_logs.OURS
     assert {"head only", "tail only", "head+tail 50/50", "deepagents eviction"} <= set(names)
@@ -57,10 +66,18 @@ def test_quick_run_tables_and_budgets() -> None:
         if name != "deepagents eviction":  # its preview is not cut to the budget
             assert over == 0, name
             assert fill <= 1.0, name
-    ecosystems = result.data["ecosystems"]
-    assert [r[0] for r in per_ecosystem.rows] == [*ecosystems, "all"]
-    assert per_ecosystem.rows[-1][1] == fresh_logs.QUICK_CASES
-    assert len(per_ecosystem.columns) == 3 + len(BUDGETS) + 5
+    assert [(r[0], r[1]) for r in per_batch.rows] == [(s, b) for s in names for b in BUDGETS]
+    q = fresh_logs.QUICK_PER_BATCH
+    for row in per_batch.rows:
+        assert row[2::3] == [q, q, fresh_logs.QUICK_CASES]  # batch 1, batch 2, all
+        for kept, recall in zip(row[3::3], row[4::3], strict=True):
+            assert 0.0 <= kept <= 1.0
+            assert 0.0 <= recall <= 1.0
+    keys = [(r[0], r[1]) for r in per_ecosystem.rows]
+    assert keys[-3:] == [("1", "all"), ("2", "all"), ("all", "all")]
+    assert {g for _b, g in keys[:-3]} == set(result.data["ecosystems"])
+    assert [r[2] for r in per_ecosystem.rows[-3:]] == [q, q, fresh_logs.QUICK_CASES]
+    assert len(per_ecosystem.columns) == 4 + len(BUDGETS) + 5
 
 
 def test_without_cases_nothing_is_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,3 +85,27 @@ def test_without_cases_nothing_is_measured(tmp_path: Path, monkeypatch: pytest.M
     result = fresh_logs.run(corpus=None, quick=True)
     assert not result.tables
     assert any("not found" in n for n in result.notes)
+
+
+def test_batch_two_rows_are_the_generator_s_cases_with_its_rules() -> None:
+    import importlib.util
+    import sys
+
+    path = fresh_logs.FRESH_DIR / "generate2.py"
+    spec = importlib.util.spec_from_file_location("fresh_logs_generate2", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(module)  # defines the cases; runs no tool
+    finally:
+        sys.path[:] = saved
+    by_id = {module.PREFIX + sc.case_id: sc for sc in module.scenarios()}
+    rows = [r for r in fresh_logs.load_rows(fresh_logs.FRESH_DIR) if r["batch"] == "2"]
+    assert [r["id"] for r in rows] == list(by_id)
+    for row in rows:
+        sc = by_id[row["id"]]
+        assert row["needle_rules"] == [n.pattern for n in sc.needles], row["id"]
+        assert (row["ecosystem"], row["fault"]) == (sc.ecosystem, sc.fault), row["id"]
+        assert row["path"].startswith("batch2/logs/"), row["id"]
