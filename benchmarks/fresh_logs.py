@@ -83,7 +83,7 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
                 if line.strip():
                     row = json.loads(line)
                     row["batch"] = batch
-                    row["path"] = str(Path(sub) / row["path"]) if sub != "." else row["path"]
+                    row["path"] = str(Path(sub) / row["path"])  # Path(".") / p is p
                     rows.append(row)
     return rows
 
@@ -91,6 +91,14 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
 def batch_of(case: Case) -> str:
     """The batch of a case made by `load_cases` ("1", "2")."""
     return case.source.rsplit(" ", 1)[-1]
+
+
+def _by_batch(cases: Sequence[Case]) -> dict[str, list[Case]]:
+    """The cases of each batch, batches in order."""
+    out: dict[str, list[Case]] = {}
+    for case in cases:
+        out.setdefault(batch_of(case), []).append(case)
+    return dict(sorted(out.items()))
 
 
 def load_cases(root: Path, counter: Any, *, ids: Sequence[str] | None = None) -> list[Case]:
@@ -133,11 +141,12 @@ def _overall_table(cases: Sequence[Case], results: dict[str, dict[int, Results]]
     return table
 
 
-def _batch_table(cases: Sequence[Case], results: dict[str, dict[int, Results]]) -> Table:
-    batches = sorted({batch_of(c) for c in cases})
+def _batch_table(
+    cases: Sequence[Case], by_batch: dict[str, list[Case]], results: dict[str, dict[int, Results]]
+) -> Table:
+    sets = {f"batch {b}": members for b, members in by_batch.items()} | {"all": list(cases)}
     columns = ["strategy", "tokens"]
-    for b in [*batches, "all"]:
-        label = "all" if b == "all" else f"batch {b}"
+    for label in sets:
         columns += [f"{label} logs", f"{label} kept", f"{label} recall"]
     table = Table(
         title="fresh logs per batch, side by side: logs, share with every needle kept, needle "
@@ -147,8 +156,8 @@ def _batch_table(cases: Sequence[Case], results: dict[str, dict[int, Results]]) 
     for name, by_budget in results.items():
         for budget, res in sorted(by_budget.items()):
             row: list[Any] = [name, budget]
-            for b in [*batches, "all"]:
-                s = _stats([c for c in cases if b in ("all", batch_of(c))], res)
+            for members in sets.values():
+                s = _stats(members, res)
                 row += [s.cases, s.all_rate, s.recall]
             table.rows.append(row)
     return table
@@ -209,13 +218,14 @@ def run(*, corpus: Path | None = None, quick: bool = False) -> BenchResult:
             by_strategy.setdefault(name, {})[budget] = _evaluate(cases, strategy, counter, budget)
     names = list(by_strategy)
     result.tables.append(_overall_table(cases, by_strategy))
-    result.tables.append(_batch_table(cases, by_strategy))
+    by_batch = _by_batch(cases)
+    result.tables.append(_batch_table(cases, by_batch, by_strategy))
     baselines = [n for n in names if n not in ("log view", "command view", "text view")]
     result.tables.append(_ecosystem_table(cases, by_strategy, baselines))
     result.data = {
         "cases": len(cases),
         "ecosystems": sorted({c.group for c in cases}),
-        "batches": {b: sum(1 for c in cases if batch_of(c) == b) for b in BATCH_DIRS},
+        "batches": {b: len(by_batch.get(b, [])) for b in BATCH_DIRS},
         "bytes": sum(len(c.raw.encode("utf-8")) for c in cases),
         "strategies": {
             name: {str(b): _stats(cases, res).as_dict() for b, res in sorted(by_budget.items())}
@@ -224,12 +234,11 @@ def run(*, corpus: Path | None = None, quick: bool = False) -> BenchResult:
         "per_batch": {
             batch: {
                 name: {
-                    str(b): _stats([c for c in cases if batch_of(c) == batch], res).as_dict()
-                    for b, res in sorted(by_budget.items())
+                    str(b): _stats(members, res).as_dict() for b, res in sorted(by_budget.items())
                 }
                 for name, by_budget in by_strategy.items()
             }
-            for batch in sorted({batch_of(c) for c in cases})
+            for batch, members in by_batch.items()
         },
         "per_ecosystem": {
             f"{batch}/{group}": {
@@ -250,8 +259,8 @@ def run(*, corpus: Path | None = None, quick: bool = False) -> BenchResult:
         f"{ours.recall:.3f}, {ours.over_budget} over budget)"
         + (" (quick run: the smallest logs of each batch)" if quick else "")
     )
-    for batch in sorted({batch_of(c) for c in cases}):
-        mine = _stats([c for c in cases if batch_of(c) == batch], by_strategy[OURS][BUDGET_TOKENS])
+    for batch, members in by_batch.items():
+        mine = _stats(members, by_strategy[OURS][BUDGET_TOKENS])
         result.notes.append(
             f"batch {batch}: every needle kept in {mine.all_rate:.1%} of {mine.cases} logs at "
             f"{BUDGET_TOKENS:,} tokens (needle recall {mine.recall:.3f})"
