@@ -43,6 +43,15 @@ from langchain_result_layer.views.text import TextView
 __all__ = ["SearchHits", "SearchView", "parse_hits"]
 
 _SNIFF_CHARS = 32_000
+"""Characters of the start read to decide whether a text is a search output."""
+_STRIPES = (0.25, 0.5, 0.75, 1.0)
+"""Where, as shares of its length, a text longer than `_SNIFF_CHARS` is read again: a search
+output keeps its shape to the end, a build log that starts with a listing does not."""
+_STRIPE_CHARS = 4_000
+"""Characters read at each stripe (whole lines only)."""
+_STRIPE_SEARCH_SHARE = 0.3
+"""Share of a stripe's lines that must have a search shape (hit, context, `--`, agent line or
+bare path); lower than the start's share, since hits of a real search vary in form."""
 _LINE_CHARS = 300
 _TOP_FILES = 15
 _OTHER_LINES = 12
@@ -287,6 +296,43 @@ class _SearchData:
     """Non-hit lines to show (output line, text as printed), best first."""
 
 
+def _search_shaped(line: str) -> bool:
+    """Whether one line has a shape of search output (vocabulary-free: shape only)."""
+    stripped = line.strip()
+    return bool(
+        _HIT_RE.match(line)
+        or _CONTEXT_RE.match(line)
+        or stripped == "--"
+        or _AGENT_LINE_RE.match(stripped)
+        or _PATH_ONLY_RE.match(stripped)
+    )
+
+
+def _shaped_throughout(text: str) -> bool:
+    """Whether a long text keeps the shape of search output at every stripe.
+
+    A stripe of `_STRIPE_CHARS` ends at each share of `_STRIPES` of the text; only its whole
+    lines count, and a stripe with no whole line (one huge line) does not veto.
+    """
+    size = len(text)
+    for share in _STRIPES:
+        end = int(size * share)
+        start = max(0, end - _STRIPE_CHARS)
+        stripe = text[start:end]
+        lines = stripe.split("\n")
+        if start > 0:
+            lines = lines[1:]  # the first piece may be the end of a longer line
+        if end < size:
+            lines = lines[:-1]  # and the last the start of one
+        lines = [ln for ln in lines if ln.strip()]
+        if not lines:
+            continue
+        shaped = sum(1 for ln in lines if _search_shaped(ln))
+        if shaped < _STRIPE_SEARCH_SHARE * len(lines):
+            return False
+    return True
+
+
 class SearchView(ResultViewBuilder):
     r"""Total hits, hits per file, the top hits and a reference to the rest.
 
@@ -303,7 +349,11 @@ class SearchView(ResultViewBuilder):
     sniff_ceiling = 0.85
 
     def sniff(self, payload: object) -> float:
-        """Most lines of the start are hits (`path:line:`) or paths."""
+        """Most lines of the start are hits (`path:line:`) or paths.
+
+        A text longer than `_SNIFF_CHARS` must also keep that shape at stripes through to its
+        end (`_shaped_throughout`).
+        """
         if not isinstance(payload, str):
             return 0.0
         head = payload[:_SNIFF_CHARS]
@@ -311,6 +361,8 @@ class SearchView(ResultViewBuilder):
         if len(payload) > _SNIFF_CHARS:
             lines = lines[:-1]
         if len(lines) < 5:
+            return 0.0
+        if len(payload) > _SNIFF_CHARS and not _shaped_throughout(payload):
             return 0.0
         hits = sum(1 for ln in lines if _HIT_RE.match(ln) or _CONTEXT_RE.match(ln) or ln == "--")
         if hits >= 0.6 * len(lines):
