@@ -79,3 +79,36 @@ def test_one_rare_hit_is_shown_wherever_it_is(position: float, notes: int, token
     at = int(position * notes)
     raw = "".join(lines[:at]) + ERROR + "\n" + "".join(lines[at:])
     assert ERROR in _shown(raw, tokens)
+
+
+def _failed_step_then_listing(block: int, files: int) -> tuple[str, str]:
+    """A failed step's output, then a cleanup's `tar -cv` listing (directories end in `/`)."""
+    trace = "".join(f"+ step {i}: prepare the build tree\n" for i in range(12))
+    needle = "  pkg/R/mod918.R:3:12: unexpected '*'"
+    error = ["Error in parse(outFile) :", needle, *(f"{i}: body line {i}" for i in range(block))]
+    listing = ["+ tar -cvzf /tmp/cache.tgz pkg", "pkg/", "pkg/R/", "pkg/man/"]
+    listing += [f"pkg/R/mod{i:04d}.R" for i in range(files)]
+    tail = ["+ rm -f /tmp/cache.tgz", "cleanup done", "job finished with status 1", "+ exit 1"]
+    return trace + "\n".join(error + listing + tail) + "\n", needle
+
+
+def test_directories_in_a_listing_are_paths() -> None:
+    raw, _ = _failed_step_then_listing(block=4, files=200)
+    parsed = parse_hits(raw)
+    assert parsed.style == "paths"
+    lines = raw.splitlines()
+    assert {lines[h.index - 1] for h in parsed.hits} >= {"pkg/", "pkg/R/", "pkg/man/"}
+    assert not {lines[i - 1] for i in parsed.other} & {"pkg/", "pkg/R/", "pkg/man/"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    block=st.integers(min_value=0, max_value=6),
+    files=st.integers(min_value=150, max_value=1_500),
+    tokens=st.sampled_from([1_000, 2_000, 4_000]),
+)
+def test_the_error_block_above_a_listing_is_shown(block: int, files: int, tokens: int) -> None:
+    """Non-path lines beyond the first 12 are shown while they fit in a share of the budget."""
+    raw, needle = _failed_step_then_listing(block, files)
+    assert choose_view(raw).kind == "search"
+    assert needle in _shown(raw, tokens)

@@ -55,7 +55,13 @@ bare path); lower than the start's share, since hits of a real search vary in fo
 _LINE_CHARS = 300
 _TOP_FILES = 15
 _OTHER_LINES = 12
-"""Most lines that are not hits shown (they break the output's structure: rare by nature)."""
+"""Lines that are not hits shown whatever the budget (they break the output's structure: rare
+by nature)."""
+_OTHER_LINES_MAX = 60
+"""Most lines that are not hits shown, when they fit in `_OTHER_SHARE` of the budget."""
+_OTHER_SHARE = 0.35
+"""Share of the token budget that lines beyond the first `_OTHER_LINES` may take: a listing
+after a failed step keeps the step's error block above it, not only its last lines."""
 _OTHER_CHARS = 200
 """Characters shown of such a line (its head; the rest is fetched by line range)."""
 _DOMINANT_SHARE = 0.5
@@ -74,7 +80,10 @@ _CONTEXT_RE = re.compile(rf"^(?P<path>{_PATH})-(?P<line>\d+)-(?P<text>.*)$")
 _HEADING_HIT_RE = re.compile(r"^(?P<line>\d+)(?::(?P<col>\d+))?[:](?P<text>.*)$")
 _HEADING_CTX_RE = re.compile(r"^(?P<line>\d+)-(?P<text>.*)$")
 _AGENT_LINE_RE = re.compile(r"^Line (?P<line>\d+):(?P<text>.*)$")
-_PATH_ONLY_RE = re.compile(r"^(?:\./|/|[A-Za-z]:\\|[\w.@-]+/)[^\s:]*[^\s:/]$|^[\w.-]+\.\w{1,8}$")
+_PATH_ONLY_RE = re.compile(
+    r"^(?:\./|/|[A-Za-z]:\\|[\w.@-]+/)[^\s:]*[^\s:/]$|^[\w.-]+\.\w{1,8}$"
+    r"|^(?:\./|/)?(?:[\w.@-]+/)+$"  # a directory in a listing (`tar -cv`, `ls -p`): `pkg/R/`
+)
 _COUNT_HEADER_RE = re.compile(
     r"^(?:Found|Showing|No) .{0,200}?\b(?:match(?:es)?|results?|files?|hits?)\b.*$", re.IGNORECASE
 )
@@ -262,7 +271,21 @@ def _other_order(parsed: SearchHits) -> list[int]:
     inside = [i for i in parsed.other if first < i < last]
     after = [i for i in parsed.other if i > last]
     before = [i for i in parsed.other if i < first]
-    return (inside + after[::-1] + before[::-1])[:_OTHER_LINES]
+    return (inside + after[::-1] + before[::-1])[:_OTHER_LINES_MAX]
+
+
+def _other_fit(texts: list[str], ctx: ViewContext) -> int:
+    """How many of the non-hit lines (best first) to offer.
+
+    `_OTHER_LINES` always, and more while they fit in `_OTHER_SHARE` of the token budget.
+    """
+    room = _OTHER_SHARE * ctx.budget.tokens
+    used = 0
+    for n, text in enumerate(texts):
+        used += ctx.counter.count(text) + 1
+        if n >= _OTHER_LINES and used > room:
+            return n
+    return len(texts)
 
 
 def _coverage_order(hits: list[Hit]) -> list[int]:
@@ -410,6 +433,7 @@ class SearchView(ResultViewBuilder):
         top_files = per_file.most_common(_TOP_FILES)
         hit_texts = [_layout.clip(clean_for_display(h.text), _LINE_CHARS)[0] for h in parsed.hits]
         other_texts = [_layout.clip(clean_for_display(t), _OTHER_CHARS)[0] for _, t in data.other]
+        other_texts = other_texts[: _other_fit(other_texts, ctx)]
         file_lines = [f"{n:,} {clean_for_display(p)}" for p, n in top_files]
         fence = _layout.equal_cost_fence(
             ctx.counter, hit_texts, other_texts, file_lines, parsed.headers
