@@ -393,7 +393,8 @@ def shellcheck_scripts(n: int, bad: int) -> Build:
             if rng.random() < 0.6:
                 body.append(f"unused_{i}=$(date +%s)")
             body.append("cd $target_dir")
-            body.append("for f in $(ls *.conf); do echo processing $f; done")
+            body.append("for f in *.conf; do echo processing $f; done")
+            body.append('read -p "continue? " answer < /dev/null || true')
             if rng.random() < 0.5:
                 body.append("echo `hostname` >> deploy.log")
             if i == bad:
@@ -460,6 +461,7 @@ def _rows_c(rows: int, body: str, *, extra: str = "") -> str:
         int main(void)
         {{
             long grand = 0;
+            setvbuf(stdout, NULL, _IOLBF, 0);
             for (int r = 0; r < {rows}; r++) {{
         {textwrap.indent(body, "        ")}
             }}
