@@ -112,3 +112,31 @@ def test_the_error_block_above_a_listing_is_shown(block: int, files: int, tokens
     raw, needle = _failed_step_then_listing(block, files)
     assert choose_view(raw).kind == "search"
     assert needle in _shown(raw, tokens)
+
+
+def _linter(warnings: int, notes: int, at: float) -> tuple[str, str]:
+    """A linter's `path:line:col: severity: message` output: no message dominates."""
+    error = "bin/job_077.sh:9:4: error: Quote this expansion to keep its elements. [X1068]"
+    lines = []
+    for i in range(warnings + notes):
+        severity = "warning" if i % (warnings + notes) < warnings else "note"
+        verb = ("Prefer", "Consider", "Declare", "Use", "Remove", "Avoid")[i % 6]
+        lines.append(f"bin/job_{i % 90:03d}.sh:{i % 40 + 1}:{i % 7 + 1}: {severity}: {verb} x{i}")
+    lines.insert(int(at * len(lines)), error)
+    return "\n".join(lines) + "\n", error
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    warnings=st.integers(min_value=100, max_value=400),
+    notes=st.integers(min_value=100, max_value=400),
+    at=st.floats(min_value=0.0, max_value=1.0),
+    tokens=st.sampled_from([1_000, 2_000]),
+)
+def test_a_rare_severity_among_few_is_shown(
+    warnings: int, notes: int, at: float, tokens: int
+) -> None:
+    """Few first words after the location (a severity field): the rare one is shown."""
+    raw, error = _linter(warnings, notes, at)
+    assert choose_view(raw).kind == "search"
+    assert error in _shown(raw, tokens)

@@ -69,6 +69,8 @@ _DOMINANT_SHARE = 0.5
 _RARE_HITS = 8
 """Most hits of a rare shape moved to the front of the showing order."""
 _SHAPE_SAMPLE = 256
+_CATEGORY_WORDS = 6
+"""Most distinct first words of the hits for that word to be read as a category (severity)."""
 """Hits whose shapes are read first: without a dominant shape among them, none is looked for."""
 _TEXT_FALLBACK = TextView()
 
@@ -228,14 +230,38 @@ def _directory(path: str) -> str:
     return "/".join(parts[:-1][:2]) or "."
 
 
-def _shape(hit: Hit) -> str:
-    """What a hit says, without where: its first two words after the location, no digits."""
+def _shape(hit: Hit, words: int = 2) -> str:
+    """What a hit says, without where: its first `words` words after the location, no digits."""
     text = hit.text
     if hit.line is not None:
         marker = f":{hit.line}"
         cut = text.find(marker)
         text = text[cut + len(marker) :] if cut >= 0 else text
-    return " ".join(re.findall(r"[^\W\d_]+", text.lower())[:2])
+    return " ".join(re.findall(r"[^\W\d_]+", text.lower())[:words])
+
+
+def _dominated_shapes(hits: list[Hit]) -> list[str] | None:
+    """Every hit's shape, at the first granularity where shapes are few, else `None`.
+
+    Two words first: one shape holds `_DOMINANT_SHARE` of the hits. Then the first word
+    alone: at most `_CATEGORY_WORDS` distinct first words (a severity field, as in `warning`,
+    `note` and one `error`). A code search whose hits all differ has neither.
+    """
+    sample = hits[:_SHAPE_SAMPLE]
+    for words in (2, 1):
+        counts = Counter(_shape(h, words) for h in sample)
+        ((_, top),) = counts.most_common(1)
+        few = top >= _DOMINANT_SHARE * len(sample) or (
+            words == 1 and len(counts) <= _CATEGORY_WORDS
+        )
+        if not few:
+            continue  # decided on the sample: the usual code search costs one pass of it
+        shapes = [_shape(h, words) for h in hits]
+        counts = Counter(shapes)
+        ((_, top),) = counts.most_common(1)
+        if top >= _DOMINANT_SHARE * len(hits) or (words == 1 and len(counts) <= _CATEGORY_WORDS):
+            return shapes
+    return None
 
 
 def _rare_first(hits: list[Hit], order: list[int]) -> list[int]:
@@ -247,14 +273,10 @@ def _rare_first(hits: list[Hit], order: list[int]) -> list[int]:
     """
     if len(hits) < 2 * _RARE_HITS:
         return order
-    sample = Counter(_shape(h) for h in hits[:_SHAPE_SAMPLE])
-    if sample.most_common(1)[0][1] < _DOMINANT_SHARE * min(len(hits), _SHAPE_SAMPLE):
-        return order  # no dominant shape at the start: the usual code search, decided cheaply
-    shapes = [_shape(h) for h in hits]
-    counts = Counter(shapes)
-    ((_, top),) = counts.most_common(1)
-    if top < _DOMINANT_SHARE * len(hits):
+    shapes = _dominated_shapes(hits)
+    if shapes is None:
         return order
+    counts = Counter(shapes)
     limit = max(1, len(hits) // 100)
     rare = [i for i in order if counts[shapes[i]] <= limit][:_RARE_HITS]
     if not rare or len(rare) == len(order):
