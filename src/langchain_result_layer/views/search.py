@@ -341,6 +341,21 @@ class _SearchData:
     """Non-hit lines to show (output line, text as printed), best first."""
 
 
+def _head_score(lines: list[str]) -> float:
+    """The search sniff's score of the start's non-blank lines (0.0: not a search)."""
+    hits = sum(1 for ln in lines if _HIT_RE.match(ln) or _CONTEXT_RE.match(ln) or ln == "--")
+    if hits >= 0.6 * len(lines):
+        return 0.85
+    agent = sum(1 for ln in lines if _AGENT_LINE_RE.match(ln.strip()))
+    if agent >= 0.5 * len(lines):
+        return 0.8
+    paths = sum(1 for ln in lines if _PATH_ONLY_RE.match(ln.strip()))
+    counted = any(_COUNT_HEADER_RE.match(ln.strip()) for ln in lines[:3])
+    if paths >= 0.8 * len(lines) or (counted and paths >= 0.6 * len(lines)):
+        return 0.7
+    return 0.0
+
+
 def _search_shaped(line: str) -> bool:
     """Whether one line has a shape of search output (vocabulary-free: shape only)."""
     stripped = line.strip()
@@ -407,19 +422,10 @@ class SearchView(ResultViewBuilder):
             lines = lines[:-1]
         if len(lines) < 5:
             return 0.0
-        if len(payload) > _SNIFF_CHARS and not _shaped_throughout(payload):
-            return 0.0
-        hits = sum(1 for ln in lines if _HIT_RE.match(ln) or _CONTEXT_RE.match(ln) or ln == "--")
-        if hits >= 0.6 * len(lines):
-            return 0.85
-        agent = sum(1 for ln in lines if _AGENT_LINE_RE.match(ln.strip()))
-        if agent >= 0.5 * len(lines):
-            return 0.8
-        paths = sum(1 for ln in lines if _PATH_ONLY_RE.match(ln.strip()))
-        counted = any(_COUNT_HEADER_RE.match(ln.strip()) for ln in lines[:3])
-        if paths >= 0.8 * len(lines) or (counted and paths >= 0.6 * len(lines)):
-            return 0.7
-        return 0.0
+        score = _head_score(lines)
+        if score and len(payload) > _SNIFF_CHARS and not _shaped_throughout(payload):
+            return 0.0  # read only when the start says search: a log's sniff pays nothing
+        return score
 
     def prepare(self, payload: object) -> Prepared:
         """Keep text as it is; parse the hits once."""
