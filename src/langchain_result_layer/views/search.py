@@ -69,9 +69,9 @@ _DOMINANT_SHARE = 0.5
 _RARE_HITS = 8
 """Most hits of a rare shape moved to the front of the showing order."""
 _SHAPE_SAMPLE = 256
+"""Hits whose shapes are read first: without a dominant shape among them, none is looked for."""
 _CATEGORY_WORDS = 6
 """Most distinct first words of the hits for that word to be read as a category (severity)."""
-"""Hits whose shapes are read first: without a dominant shape among them, none is looked for."""
 _TEXT_FALLBACK = TextView()
 
 # A path holds a letter and does not end in a digit (so `2015-07-29 17:41:44` and
@@ -247,19 +247,19 @@ def _dominated_shapes(hits: list[Hit]) -> list[str] | None:
     alone: at most `_CATEGORY_WORDS` distinct first words (a severity field, as in `warning`,
     `note` and one `error`). A code search whose hits all differ has neither.
     """
-    sample = hits[:_SHAPE_SAMPLE]
-    for words in (2, 1):
-        counts = Counter(_shape(h, words) for h in sample)
-        ((_, top),) = counts.most_common(1)
-        few = top >= _DOMINANT_SHARE * len(sample) or (
-            words == 1 and len(counts) <= _CATEGORY_WORDS
-        )
-        if not few:
-            continue  # decided on the sample: the usual code search costs one pass of it
-        shapes = [_shape(h, words) for h in hits]
+
+    def few(shapes: list[str], words: int) -> bool:
         counts = Counter(shapes)
         ((_, top),) = counts.most_common(1)
-        if top >= _DOMINANT_SHARE * len(hits) or (words == 1 and len(counts) <= _CATEGORY_WORDS):
+        dominant = top >= _DOMINANT_SHARE * len(shapes)
+        return dominant or (words == 1 and len(counts) <= _CATEGORY_WORDS)
+
+    for words in (2, 1):
+        # Decided on the sample first: the usual code search costs one pass of it.
+        if not few([_shape(h, words) for h in hits[:_SHAPE_SAMPLE]], words):
+            continue
+        shapes = [_shape(h, words) for h in hits]
+        if few(shapes, words):
             return shapes
     return None
 
