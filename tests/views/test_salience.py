@@ -432,3 +432,54 @@ def test_a_long_unindented_run_above_a_block_is_not_its_header() -> None:
     above = header - 1
     assert analysis.text(above) == "* checking part 5 ... OK"
     assert analysis.priority.get(above, 0.0) < 0.5 * analysis.priority[header]
+
+
+# --------------------------------------------------------------------------- listings
+
+
+def _grep_hits(n: int, start: int = 0) -> list[str]:
+    return [f"pkg/mod_{i % 7}.py:{10 * i + 3}:    def handler_{i}(self):" for i in range(start, n)]
+
+
+def test_location_lines_after_a_listed_error_word_are_its_siblings_not_its_trace() -> None:
+    # A build that failed, then grep output whose one hit holds an error class name: the hits
+    # after it are the listing's next members, read with plain decay, not as its trace.
+    lines = [
+        "$ make",
+        *[f"cc -c src/unit_{i}.c" for i in range(120)],
+        "src/unit_77.c:14:9: error: 'offset' undeclared (first use in this function)",
+        "make: *** [Makefile:12: all] Error 1",
+        "$ grep -rn 'def ' pkg/",
+        *_grep_hits(60),
+        "pkg/mod_3.py:611:    def check(self) -> Output | Exception:",
+        *_grep_hits(400, start=60),
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    listed = next(ln for ln, t in analysis.texts.items() if "Output | Exception" in t)
+    read_as_context = [
+        ln for ln in range(listed + 1, listed + 40) if analysis.roles.get(ln) == "context"
+    ]
+    assert len(read_as_context) <= analysis.settings.plain_run  # before: all 39
+    compile_error = next(ln for ln, t in analysis.texts.items() if "'offset' undeclared" in t)
+    assert analysis.ranked().index(compile_error) < 10
+
+
+def test_location_frames_under_a_report_are_still_its_trace() -> None:
+    # PHPUnit: the report's head is not a location, so the location lines under it are its
+    # frames (continuation decay), however many.
+    frames = [f"/home/ci/build/tests/Unit/Case{i}Test.php:{20 + i}" for i in range(12)]
+    lines = [
+        "$ vendor/bin/phpunit",
+        *[f"ok {i} - test_{i}" for i in range(150)],
+        "1) Acme\\Tests\\ParserTest::testReadsHeader",
+        "Failed asserting that false is true.",
+        "",
+        *frames,
+        "",
+        *[f"ok {i} - later_{i}" for i in range(150)],
+        "FAILURES! Tests: 301, Assertions: 904, Failures: 1.",
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    roles = analysis.roles
+    read_as_context = [ln for ln, t in analysis.texts.items() if t in frames]
+    assert [roles.get(ln) for ln in read_as_context] == ["context"] * len(frames)

@@ -813,6 +813,7 @@ def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
         k += 1
         score = value = anchor[origin]
         indent = _indent(texts.get(origin) or text_of(origin) or "")
+        member = _listed_location(texts, text_of, origin)
         plain_run = blank_run = 0
         frames: list[int] = []
         ln = origin
@@ -827,6 +828,7 @@ def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
                 k += 1  # a lighter anchor (or a listed entry): this walk goes on through it
                 if not listed and heavier:
                     origin, score, value, plain_run = ln, anchor[ln], anchor[ln], 0
+                    member = _listed_location(texts, text_of, origin)
                     continue
                 inside = own[ln] >= SALIENCE_ERROR and not listed
             nearby = text_of(ln)
@@ -839,7 +841,9 @@ def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
                 value *= plain
                 continue
             blank_run = 0
-            if listed or _continues(nearby, indent):
+            if listed or (
+                _continues(nearby, indent) and not (member and _LOCATION_RE.match(nearby))
+            ):
                 value *= cont
                 plain_run = 0
                 frames.append(ln)
@@ -857,6 +861,25 @@ def _after(work: _Work, spreading: list[int], weights: _Weights) -> None:
                     roles[ln] = "context"
         if len(frames) > settings.trace_tail_frames:
             _trace_tail(work, frames, score)
+
+
+_LOCATION_RE = re.compile(r"[^\s:]{1,400}\.\w{1,5}:\d")
+"""A line that starts with a location (`src/a.c:10:`, `tests/FooTest.php:118`): a grep hit, a
+compiler diagnostic, a frame of some stacks."""
+
+
+def _listed_location(
+    texts: dict[int, str], text_of: Callable[[int], str | None], line_no: int
+) -> bool:
+    """Whether a line and the line above it both start with a location.
+
+    Such a line is a member of a listing (grep hits, one diagnostic per line): the location
+    lines after it are its siblings, not the trace of a report it heads.
+    """
+    here = texts.get(line_no) or text_of(line_no) or ""
+    if _LOCATION_RE.match(here) is None:
+        return False
+    return _LOCATION_RE.match(texts.get(line_no - 1) or text_of(line_no - 1) or "") is not None
 
 
 def _indent(text: str) -> int:
