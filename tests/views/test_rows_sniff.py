@@ -247,3 +247,37 @@ def test_cases_file_is_json_lines(corpus: Path) -> None:
     assert parsed is not None
     assert len(parsed.table.rows) == len(text.splitlines())
     assert "needles" in parsed.table.columns
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in RENDERINGS.items() if r[1] == "delimited"))
+def test_a_table_followed_by_a_real_traceback_is_not_rows(corpus: Path, name: str) -> None:
+    # A program that prints a table, then fails: the rows view would page the table and hide
+    # the traceback under it, so the text is not rows, and the view chosen keeps the error.
+    from langchain_core.messages import ToolMessage
+
+    from langchain_result_layer import ResultLayer
+
+    columns, rows = _chinook_tracks(corpus)
+    delimiter = RENDERINGS[name][2] or ","
+    rows = [r for r in rows if not any(delimiter in v or "|" in v for v in r)]
+    table = RENDERINGS[name][0](columns, rows)
+    traceback = (
+        corpus / "tool_outputs" / "tracebacks" / "sympy__sympy-17139__step02.txt"
+    ).read_text(encoding="utf-8")
+    last = traceback.strip().splitlines()[-1]
+    assert _is_rows(table)
+    assert not _is_rows(table + traceback)
+    layer = ResultLayer(context_window=8_000)
+    shown = layer.process_tool_message(
+        ToolMessage(content=table + traceback, tool_call_id="call_1", name="shell")
+    )
+    assert last in str(shown.content)
+
+
+@pytest.mark.parametrize(
+    "footer", ["(3,503 rows)", "3503 rows in set (0.02 sec)", "", "+-----+------+"]
+)
+def test_a_table_ends_as_one_under_its_footer(footer: str) -> None:
+    table = "id|name|price\n" + "".join(f"{i}|track {i}|0.99\n" for i in range(3_503))
+    assert _is_rows(table + footer + "\n")
+    assert not _is_rows(table + "Error: database is locked\n" + footer + "\n")

@@ -44,6 +44,7 @@ __all__ = [
     "TextLayout",
     "column_stats",
     "detect_layout",
+    "ends_as_table",
     "is_trailer_line",
     "line_rows",
     "line_starts_of",
@@ -778,6 +779,63 @@ def is_trailer_line(line: str, layout: TextLayout) -> bool:
     """
     text = _strip_cr(line).strip()
     return not text or (layout.delimiter == "|" and _PSQL_FOOTER_RE.match(text) is not None)
+
+
+_END_ROWS = 3
+"""Last lines (not blank, not a rule, not a rows-count footer) a table must end with."""
+_END_CHARS = 4_000
+"""Characters of the end read to find them."""
+_ROWS_FOOTER_RE = re.compile(r"^\(?\d[\d,]* rows?\b", re.IGNORECASE)
+"""A rows-count footer: psql's `(3 rows)`, MySQL's `3 rows in set (0.00 sec)`."""
+
+
+def ends_as_table(text: str, layout: TextLayout) -> bool:
+    r"""Whether delimited text still has its table's width in its last lines.
+
+    The layout is judged on the start; a table printed before something else (a program's
+    metrics, then its traceback; a query's rows, then a build log) does not end as a table,
+    and its last lines are the ones a view of rows would hide. Other layouts hold.
+
+    Args:
+        text: The whole text.
+        layout: Its layout (`detect_layout` of its start).
+
+    Returns:
+        `True` when the last `_END_ROWS` lines that are not blank, a rule or a rows-count
+        footer split into as many fields as the layout has columns.
+
+    Example:
+        ```python
+        table = "id|name\n" + "".join(f"{i}|n{i}\n" for i in range(50))
+        layout = detect_layout(table, whole=True)
+        assert ends_as_table(table + "(50 rows)\n", layout)
+        assert not ends_as_table(table + "Error: database is locked\n", layout)
+        ```
+    """
+    if layout.format != DELIMITED or not layout.columns:
+        return True
+    width = len(layout.columns)
+    tail = text[-_END_CHARS:].split("\n")
+    if len(text) > _END_CHARS:
+        tail = tail[1:]  # the first piece may be the end of a longer line
+    last: list[str] = []
+    for line in reversed(tail):
+        body = _strip_cr(line).strip()
+        if not body.strip("+-|:= \t") or _ROWS_FOOTER_RE.match(body):  # blank, rule, footer
+            continue
+        last.append(_strip_cr(line))
+        if len(last) == _END_ROWS:
+            break
+    for line in last:
+        if layout.delimiter == ",":
+            fields = next(csv.reader([line]), [])
+            if layout.trailing and len(fields) > 1 and not fields[-1].strip():
+                fields.pop()
+        else:
+            fields = split_line(line, layout)
+        if len(fields) != width:
+            return False
+    return True
 
 
 def line_rows(lines: Sequence[str], layout: TextLayout) -> list[dict[str, Any]] | None:

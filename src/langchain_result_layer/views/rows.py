@@ -69,6 +69,7 @@ from langchain_result_layer.views._tabular import (
     TextLayout,
     column_stats,
     detect_layout,
+    ends_as_table,
     is_trailer_line,
     line_rows,
     line_starts_of,
@@ -540,6 +541,10 @@ class RowsView(ResultViewBuilder):
                 return 0.8 if _first_element_is_object(prefix) else 0.0
             if layout.format == JSONL:
                 return 0.8
+            # A table that does not end as one is followed by another output (a traceback,
+            # a build log): its last lines are evidence a page of rows would hide.
+            if not ends_as_table(payload, layout):
+                return 0.0
             # A table wins over the log view (a date column, a `failed` status column are
             # cells, not a log's header and levels) unless, with no header row, its lines
             # start with a timestamp: a log whose fields are delimited.
