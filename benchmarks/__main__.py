@@ -22,6 +22,7 @@ SUITE = [
     "view_speed",
     "evidence_recall",
     "fresh_logs",
+    "mixed_outputs",
     "log_templates",
     "store_bench",
     "guard_overhead",
