@@ -17,15 +17,17 @@ def test_every_label_is_a_line_of_its_log_picked_by_its_rule() -> None:
     rows = fresh_logs.load_rows(fresh_logs.fresh_dir())
     assert len(rows) >= 60
     assert len({r["id"] for r in rows}) == len(rows)
-    for batch, least in (("1", 25), ("2", 25), ("3", 12)):
+    for batch, least in (("1", 25), ("2", 25), ("3", 12), ("4", 14)):
         mine = [r for r in rows if r["batch"] == batch]
         assert len(mine) >= least, batch
         assert len({r["ecosystem"] for r in mine}) >= 8, batch
     batch1 = {r["ecosystem"] for r in rows if r["batch"] == "1"}
     batch2 = {r["ecosystem"] for r in rows if r["batch"] == "2"}
     batch3 = {r["ecosystem"] for r in rows if r["batch"] == "3"}
+    batch4 = {r["ecosystem"] for r in rows if r["batch"] == "4"}
     assert len(batch2 - batch1) >= 8  # batch 2's ecosystems are new but (at most) a few
     assert len(batch3 - batch1 - batch2) >= 6
+    assert len(batch4 - batch1 - batch2 - batch3) >= 8
     for row in rows:
         assert row["fault"], row["id"]
         assert 1 <= len(row["needles"]) <= 3, row["id"]
@@ -71,14 +73,18 @@ def test_quick_run_tables_and_budgets() -> None:
     assert [(r[0], r[1]) for r in per_batch.rows] == [(s, b) for s in names for b in BUDGETS]
     q = fresh_logs.QUICK_PER_BATCH
     for row in per_batch.rows:
-        assert row[2::3] == [q, q, q, fresh_logs.QUICK_CASES]  # batches 1, 2, 3, all
+        assert row[2::3] == [q, q, q, q, fresh_logs.QUICK_CASES]  # batches 1 to 4, all
         for kept, recall in zip(row[3::3], row[4::3], strict=True):
             assert 0.0 <= kept <= 1.0
             assert 0.0 <= recall <= 1.0
     keys = [(r[0], r[1]) for r in per_ecosystem.rows]
-    assert keys[-4:] == [("1", "all"), ("2", "all"), ("3", "all"), ("all", "all")]
-    assert {g for _b, g in keys[:-4]} == set(result.data["ecosystems"])
-    assert [r[2] for r in per_ecosystem.rows[-4:]] == [q, q, q, fresh_logs.QUICK_CASES]
+    totals = [(b, "all") for b in (*fresh_logs.BATCH_DIRS, "all")]
+    assert keys[-len(totals) :] == totals
+    assert {g for _b, g in keys[: -len(totals)]} == set(result.data["ecosystems"])
+    assert [r[2] for r in per_ecosystem.rows[-len(totals) :]] == [
+        *(q for _ in fresh_logs.BATCH_DIRS),
+        fresh_logs.QUICK_CASES,
+    ]
     assert len(per_ecosystem.columns) == 4 + len(BUDGETS) + 5
 
 
@@ -89,7 +95,9 @@ def test_without_cases_nothing_is_measured(tmp_path: Path, monkeypatch: pytest.M
     assert any("not found" in n for n in result.notes)
 
 
-@pytest.mark.parametrize(("batch", "script"), [("2", "generate2.py"), ("3", "generate3.py")])
+@pytest.mark.parametrize(
+    ("batch", "script"), [("2", "generate2.py"), ("3", "generate3.py"), ("4", "generate4.py")]
+)
 def test_batch_rows_are_the_generator_s_cases_with_its_rules(batch: str, script: str) -> None:
     import importlib.util
     import sys
