@@ -483,3 +483,51 @@ def test_location_frames_under_a_report_are_still_its_trace() -> None:
     roles = analysis.roles
     read_as_context = [ln for ln, t in analysis.texts.items() if t in frames]
     assert [roles.get(ln) for ln in read_as_context] == ["context"] * len(frames)
+
+
+# --------------------------------------------------------------------------- coded findings
+
+
+def _lint_run(n: int, rare_at: int | None) -> list[str]:
+    codes = [("F401", "'os' imported but unused"), ("E501", "line too long (120 > 100)")]
+    lines = []
+    for i in range(n):
+        code, message = codes[i % 2]
+        if i == rare_at:
+            code, message = "F821", "undefined name 'offset'"
+        lines.append(f"src/acme/mod_{i // 10:03d}.py:{i % 10 + 2}:1: {code} {message}")
+    return lines
+
+
+def test_a_code_printed_once_among_many_findings_is_read_first() -> None:
+    lines = ["$ flake8 src", *_lint_run(900, rare_at=700), "lint finished", "$ upload", "done"]
+    analysis = analyse("\n".join(lines) + "\n")
+    rare = next(ln for ln, t in analysis.texts.items() if "F821" in t)
+    assert analysis.ranked().index(rare) < 5
+
+
+def _with_singletons(n: int) -> list[str]:
+    lines = _lint_run(300, rare_at=None)
+    kinds = ["B950 blind", "C901 complex", "W605 escape", "N802 naming", "D403 capital"]
+    kinds += ["A003 shadow", "S101 assert"]
+    for k in range(n):  # codes printed once, spread through the list
+        lines[100 + 30 * k] = f"src/acme/odd_{k}.py:3:1: {kinds[k]}: of its own kind"
+    return ["$ lint", *lines, "done"]
+
+
+def test_at_most_a_few_codes_printed_once_are_rare() -> None:
+    settings = SalienceSettings()
+    few = analyse("\n".join(_with_singletons(settings.rare_code_max)) + "\n")
+    odd = [ln for ln, t in few.texts.items() if "of its own kind" in t]
+    assert set(few.ranked()[: len(odd)]) == set(odd)
+    many = analyse("\n".join(_with_singletons(settings.rare_code_max + 1)) + "\n")
+    odd = {ln for ln, t in many.texts.items() if "of its own kind" in t}
+    assert not odd & set(many.ranked()[:3])  # once is not rare: the list is read from the top
+
+
+def test_every_entry_of_a_long_failure_list_keeps_some_weight() -> None:
+    lines = ["$ lint", *_lint_run(900, rare_at=None), "done"]
+    analysis = analyse("\n".join(lines) + "\n")
+    entries = [ln for ln, t in analysis.texts.items() if ": F401 " in t or ": E501 " in t]
+    assert len(entries) == 900
+    assert all(analysis.priority.get(ln, 0.0) > 0.0 for ln in entries)

@@ -217,6 +217,8 @@ class _Scan:
     record's `+ FullyQualifiedErrorId : ...`) or stands beside a `-` line (a diff)."""
     raw_bytes: int | None = None
     """The UTF-8 size of the whole text, when the candidate search encoded it whole."""
+    rare: list[int] = field(default_factory=list)
+    """Diagnostics whose code is printed once among many (`_rare_codes`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,6 +595,59 @@ def _scan(
     return scan
 
 
+_CODED_RE = re.compile(r"^[^\s:]{1,400}\.\w{1,5}:\d+(?::\d+)?:? ?([A-Z]{1,4}\d{2,5})\b", re.M)
+"""A diagnostic led by a location and a code: `src/a.py:3:1: F821`, `a.rb:4:1: W0611`."""
+
+
+def _rare_codes(scan: _Scan, lines: _Lines, raw: str, settings: SalienceSettings) -> None:
+    """Raise a diagnostic whose code is printed once among many coded diagnostics.
+
+    Vocabulary-free: a linter prints hundreds of findings of a few kinds and the one that
+    fails the build may be the only one of its kind (`F821 undefined name` among 900 style
+    codes), with no error word in it, deep in a list read from the top. When the text holds
+    `rare_code_min_lines` coded diagnostics and at most `rare_code_max` codes are printed
+    once, those lines are at least errors and weigh as a first error does (`_weigh`).
+    """
+    if "." not in raw:
+        return
+    seen: dict[str, int] = {}
+    first: dict[str, int] = {}
+    total = 0
+    for match in _CODED_RE.finditer(raw):
+        code = match.group(1)
+        total += 1
+        if code in seen:
+            seen[code] += 1
+        else:
+            seen[code] = 1
+            first[code] = match.start()
+    if total < settings.rare_code_min_lines:
+        return
+    once = [first[code] for code, n in seen.items() if n == 1]
+    if not once or len(once) > settings.rare_code_max:
+        return
+    own, texts = scan.own, scan.texts
+    for offset in once:
+        line_no = _line_at(lines, offset)
+        text = None if line_no is None else lines.text(line_no)
+        if line_no is None or not text or own.get(line_no, 0.0) >= SALIENCE_EXIT:
+            continue
+        if own.get(line_no, 0.0) < SALIENCE_ERROR:
+            own[line_no] = SALIENCE_ERROR
+            texts[line_no] = text
+        scan.rare.append(line_no)
+
+
+def _line_at(lines: _Lines, offset: int) -> int | None:
+    """The analysed line that starts at raw offset `offset` (`None` outside the regions)."""
+    for region in lines.regions:
+        starts = region.starts
+        if starts[0] <= offset < starts[-1]:
+            i = bisect.bisect_right(starts, offset) - 1
+            return region.first_line + i if i < len(region.raw_lines) else None
+    return None
+
+
 # --------------------------------------------------------------------------- pass 3: steps
 
 
@@ -640,6 +695,10 @@ def _weigh(
     error_lines = sorted(ln for ln, s in own.items() if SALIENCE_ERROR <= s < SALIENCE_EXIT)
     _raise_first(anchor, own, error_lines, steps, settings)
     _raise_item_runs(anchor, own, settings)
+    if scan.rare:  # a kind of finding printed once (`_rare_codes`): as the best error does
+        best = max(anchor[ln] for ln in error_lines)
+        for line_no in scan.rare:
+            anchor[line_no] = best * settings.first_error_boost
     keys: dict[str, str] = {}
     repeats = _lower_repeats(anchor, own, lines, texts, settings, keys=keys)
     if len(error_lines) > 1 and error_lines[-1] not in repeats:
@@ -683,8 +742,9 @@ def _raise_item_runs(
             continue
         if len(run) > 1:
             top = max(anchor[x] for x in run)
+            step, floor = settings.item_run_step, settings.item_run_floor
             for k, x in enumerate(run):
-                anchor[x] = top * (1 - settings.item_run_step * k)
+                anchor[x] = top * max(floor, 1 - step * k)
         run = [ln] if ln is not None else []
 
 
@@ -1169,6 +1229,7 @@ def analyse(
     if total == 0:
         return result
     scan = _scan(regions, raw, extra_signal, level_salience)
+    _rare_codes(scan, lines, raw, settings)
     result._raw_bytes = scan.raw_bytes  # `byte_size` counts it when it is `None`
     steps = _steps(scan, settings)
     weights = _weigh(scan, steps, lines, total, settings)

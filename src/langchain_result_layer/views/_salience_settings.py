@@ -63,6 +63,10 @@ class SalienceSettings:
     """How much less each later entry of one list weighs than the list's best (a list is
     read from the top)."""
 
+    item_run_floor: float = 0.25
+    """The least share of the list's best an entry keeps, however long the list (a linter's
+    900 findings: without it the 501st and later would weigh nothing or less)."""
+
     repeat_block: float = 0.5
     """Weight of a later copy of an error line already seen (the same text): the first copy
     carries the block, the copies its count. Lower gives distinct failures more room."""
@@ -98,6 +102,14 @@ class SalienceSettings:
 
     trace_tail_share: float = 0.75
     """The share of the error's weight those last lines keep."""
+
+    rare_code_min_lines: int = 20
+    """Diagnostics led by a location and a code (`src/a.py:3:1: F821 ...`) a text must hold
+    before a code printed once among them is evidence (a linter's one finding of its kind
+    among hundreds of style messages). Fewer: no code is rare."""
+
+    rare_code_max: int = 5
+    """At most this many codes printed once are raised; more, and once is not rare."""
 
     header_span: int = 40
     """How far above an indented anchor its unindented header is looked for."""
