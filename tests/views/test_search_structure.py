@@ -140,3 +140,19 @@ def test_a_rare_severity_among_few_is_shown(
     raw, error = _linter(warnings, notes, at)
     assert choose_view(raw).kind == "search"
     assert error in _shown(raw, tokens)
+
+
+def test_a_header_printed_for_every_file_does_not_crowd_out_the_hits() -> None:
+    # pylint: `************* Module x` above each file's messages is the output's structure:
+    # a few of them are shown, and the hits (the one error among conventions) get the room.
+    blocks = []
+    for f in range(90):
+        blocks.append(f"************* Module acme.mod_{f:03d}")
+        for k in range(12):
+            code = "E1101" if (f, k) == (44, 7) else "C0116"
+            blocks.append(f"acme/mod_{f:03d}.py:{k + 3}:0: {code}: message {k} (kind-{code})")
+    raw = "\n".join(blocks) + "\n"
+    assert choose_view(raw).kind == "search"
+    content = _shown(raw, 1_000)
+    assert content.count("************* Module") <= 3
+    assert "E1101" in content

@@ -59,6 +59,9 @@ _OTHER_LINES = 12
 by nature)."""
 _OTHER_LINES_MAX = 60
 """Most lines that are not hits shown, when they fit in `_OTHER_SHARE` of the budget."""
+_OTHER_PER_SHAPE = 3
+"""Most lines that are not hits shown of one shape (`_line_shape`): pylint's `*** Module x`
+printed for each of 90 files is the output's structure, not 90 rare lines."""
 _OTHER_SHARE = 0.35
 """Share of the token budget that lines beyond the first `_OTHER_LINES` may take: a listing
 after a failed step keeps the step's error block above it, not only its last lines."""
@@ -293,7 +296,12 @@ def _other_order(parsed: SearchHits) -> list[int]:
     inside = [i for i in parsed.other if first < i < last]
     after = [i for i in parsed.other if i > last]
     before = [i for i in parsed.other if i < first]
-    return (inside + after[::-1] + before[::-1])[:_OTHER_LINES_MAX]
+    return inside + after[::-1] + before[::-1]
+
+
+def _line_shape(text: str) -> str:
+    """A line's first three words, lower-cased, without digits (a header printed per file)."""
+    return " ".join(re.findall(r"[^\W\d_]+", text.lower())[:3])
 
 
 def _other_fit(texts: list[str], ctx: ViewContext) -> int:
@@ -433,11 +441,18 @@ class SearchView(ResultViewBuilder):
         raw = prepared.raw_text
         parsed = parse_hits(raw)
         ends = line_ends(raw)
-        # The few lines shown are sliced by their ends (no second split of the whole text).
-        other = [
-            (i, raw[ends[i - 2] if i >= 2 else 0 : ends[i - 1]].rstrip("\r\n"))
-            for i in _other_order(parsed)
-        ]
+        # The few lines shown are sliced by their ends (no second split of the whole text);
+        # a shape printed again and again (a header per file) is structure, not a rare line.
+        other: list[tuple[int, str]] = []
+        per_shape: Counter[str] = Counter()
+        for i in _other_order(parsed):
+            text = raw[ends[i - 2] if i >= 2 else 0 : ends[i - 1]].rstrip("\r\n")
+            shape = _line_shape(text)
+            if per_shape[shape] < _OTHER_PER_SHAPE:
+                per_shape[shape] += 1
+                other.append((i, text))
+                if len(other) == _OTHER_LINES_MAX:
+                    break
         prepared.data = _SearchData(
             parsed=parsed,
             order=_coverage_order(parsed.hits),
