@@ -34,6 +34,7 @@ import tempfile
 import threading
 import types
 import warnings
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -162,7 +163,7 @@ def _bundled_ranks(name: str, expected_hash: str | None) -> dict[bytes, int] | N
             logger.warning("the shipped %s table at %s does not match its hash", name, path)
             return None
         tokens = marshal.loads(data)  # noqa: S302 - the package's own data, hash-checked above
-    except (OSError, EOFError, ValueError, TypeError, gzip.BadGzipFile):
+    except (OSError, EOFError, ValueError, TypeError, gzip.BadGzipFile, zlib.error):
         logger.warning("unreadable shipped BPE data at %s", path, exc_info=True)
         return None
     return dict(zip(tokens, range(len(tokens)), strict=True))
@@ -250,7 +251,13 @@ def load_offline_encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding | N
     with _ENCODING_LOCK:
         if name in _ENCODINGS:
             return _ENCODINGS[name]
-        _ENCODINGS[name] = enc = _build_encoding(name)
+        enc = _build_encoding(name)
+        if enc is None and _bundled_bpe_path(name) is not None:
+            # The shipped table is there: a failed read is tried once more before the
+            # process settles on the estimate (twice seen on a loaded machine, not reproduced).
+            logger.warning("loading the shipped %s table failed; trying once more", name)
+            enc = _build_encoding(name)
+        _ENCODINGS[name] = enc
         return enc
 
 
