@@ -595,57 +595,42 @@ def _scan(
     return scan
 
 
-_CODED_RE = re.compile(r"^[^\s:]{1,400}\.\w{1,5}:\d+(?::\d+)?:? ?([A-Z]{1,4}\d{2,5})\b", re.M)
+_CODED_RE = re.compile(r"[^\s:]{1,400}\.\w{1,5}:\d+(?::\d+)?:? ?([A-Z]{1,4}\d{2,5})\b")
 """A diagnostic led by a location and a code: `src/a.py:3:1: F821`, `a.rb:4:1: W0611`."""
 
 
-def _rare_codes(scan: _Scan, lines: _Lines, raw: str, settings: SalienceSettings) -> None:
+def _rare_codes(scan: _Scan, settings: SalienceSettings) -> None:
     """Raise a diagnostic whose code is printed once among many coded diagnostics.
 
     Vocabulary-free: a linter prints hundreds of findings of a few kinds and the one that
     fails the build may be the only one of its kind (`F821 undefined name` among 900 style
-    codes), with no error word in it, deep in a list read from the top. When the text holds
-    `rare_code_min_lines` coded diagnostics and at most `rare_code_max` codes are printed
-    once, those lines are at least errors and weigh as a first error does (`_weigh`).
+    codes), with no error word in it, deep in a list read from the top. When the candidate
+    lines hold `rare_code_min_lines` coded diagnostics and at most `rare_code_max` codes are
+    printed once, those lines are at least errors and weigh as the best error does
+    (`_weigh`). Only candidate lines are read (a location-led finding is a failure-list
+    entry), so the pass costs nothing on a log without them.
     """
-    if "." not in raw:
+    own, texts = scan.own, scan.texts
+    if len(own) < settings.rare_code_min_lines:
         return
-    seen: dict[str, int] = {}
+    match = _CODED_RE.match
+    count: Counter[str] = Counter()
     first: dict[str, int] = {}
-    total = 0
-    for match in _CODED_RE.finditer(raw):
-        code = match.group(1)
-        total += 1
-        if code in seen:
-            seen[code] += 1
-        else:
-            seen[code] = 1
-            first[code] = match.start()
-    if total < settings.rare_code_min_lines:
+    for line_no in sorted(own):
+        found = match(texts[line_no])
+        if found is not None:
+            code = found.group(1)
+            count[code] += 1
+            first.setdefault(code, line_no)
+    if count.total() < settings.rare_code_min_lines:
         return
-    once = [first[code] for code, n in seen.items() if n == 1]
+    once = [first[code] for code, n in count.items() if n == 1]
     if not once or len(once) > settings.rare_code_max:
         return
-    own, texts = scan.own, scan.texts
-    for offset in once:
-        line_no = _line_at(lines, offset)
-        text = None if line_no is None else lines.text(line_no)
-        if line_no is None or not text or own.get(line_no, 0.0) >= SALIENCE_EXIT:
-            continue
-        if own.get(line_no, 0.0) < SALIENCE_ERROR:
-            own[line_no] = SALIENCE_ERROR
-            texts[line_no] = text
-        scan.rare.append(line_no)
-
-
-def _line_at(lines: _Lines, offset: int) -> int | None:
-    """The analysed line that starts at raw offset `offset` (`None` outside the regions)."""
-    for region in lines.regions:
-        starts = region.starts
-        if starts[0] <= offset < starts[-1]:
-            i = bisect.bisect_right(starts, offset) - 1
-            return region.first_line + i if i < len(region.raw_lines) else None
-    return None
+    for line_no in once:
+        if own[line_no] < SALIENCE_EXIT:
+            own[line_no] = max(own[line_no], SALIENCE_ERROR)
+            scan.rare.append(line_no)
 
 
 # --------------------------------------------------------------------------- pass 3: steps
@@ -1229,7 +1214,7 @@ def analyse(
     if total == 0:
         return result
     scan = _scan(regions, raw, extra_signal, level_salience)
-    _rare_codes(scan, lines, raw, settings)
+    _rare_codes(scan, settings)
     result._raw_bytes = scan.raw_bytes  # `byte_size` counts it when it is `None`
     steps = _steps(scan, settings)
     weights = _weigh(scan, steps, lines, total, settings)
