@@ -2053,6 +2053,20 @@ def run_scenario(sc: Scenario) -> dict[str, object]:
     }
 
 
+def record_case(row: dict[str, object], order: list[str], prefix: str) -> None:
+    """Add or replace one case of a later batch in `CASES` (which that batch re-points), kept
+    in the batch's `order` of case ids (without `prefix`)."""
+    rows: dict[str, dict[str, object]] = {}
+    if CASES.exists():
+        for line in CASES.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                old = json.loads(line)
+                rows[str(old["id"])] = old
+    rows[str(row["id"])] = row
+    ordered = [rows[prefix + cid] for cid in order if prefix + cid in rows]
+    CASES.write_text("".join(json.dumps(r) + "\n" for r in ordered), encoding="utf-8")
+
+
 def _record(row: dict[str, object], order: list[str]) -> None:
     """Add or replace one case in `cases.jsonl` (under a lock: several runs may write)."""
     import fcntl

@@ -30,7 +30,6 @@ Run (from the project root; about 5 minutes):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess
@@ -1378,18 +1377,6 @@ def ensure_tools() -> None:
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "django", "pytest"], check=True)
 
 
-def _record(row: dict[str, object], order: list[str]) -> None:
-    rows: dict[str, dict[str, object]] = {}
-    if g.CASES.exists():
-        for line in g.CASES.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                old = json.loads(line)
-                rows[str(old["id"])] = old
-    rows[str(row["id"])] = row
-    ordered = [rows[PREFIX + cid] for cid in order if PREFIX + cid in rows]
-    g.CASES.write_text("".join(json.dumps(r) + "\n" for r in ordered), encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--only", nargs="*", default=None, help="case ids (without fresh2/)")
@@ -1411,7 +1398,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         row["id"] = PREFIX + sc.case_id
         row["batch"] = 2
-        _record(row, order)
+        g.record_case(row, order, PREFIX)
         print(
             f"{sc.case_id}: {row['bytes']:,} bytes, {row['lines']:,} lines, exit "
             f"{row['exit_status']}, needles at lines {row['needle_lines']} ({row['seconds']} s)",

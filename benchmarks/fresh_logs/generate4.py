@@ -1248,18 +1248,6 @@ def _check_needles(row: dict[str, object]) -> None:
         assert len(needle) <= 500, (row["id"], len(needle))
 
 
-def _record(row: dict[str, object], order: list[str]) -> None:
-    rows: dict[str, dict[str, object]] = {}
-    if g.CASES.exists():
-        for line in g.CASES.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                old = json.loads(line)
-                rows[str(old["id"])] = old
-    rows[str(row["id"])] = row
-    ordered = [rows[PREFIX + cid] for cid in order if PREFIX + cid in rows]
-    g.CASES.write_text("".join(json.dumps(r) + "\n" for r in ordered), encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--only", nargs="*", default=None, help="case ids (without fresh4/)")
@@ -1282,7 +1270,7 @@ def main(argv: list[str] | None = None) -> int:
             failures += 1
             print(f"{sc.case_id}: FAILED: {exc!r}", flush=True)
             continue
-        _record(row, order)
+        g.record_case(row, order, PREFIX)
         print(
             f"{sc.case_id}: {row['bytes']:,} bytes, {row['lines']:,} lines, exit "
             f"{row['exit_status']}, needles at lines {row['needle_lines']} ({row['seconds']} s)",
