@@ -2054,8 +2054,8 @@ def run_scenario(sc: Scenario) -> dict[str, object]:
 
 
 def record_case(row: dict[str, object], order: list[str], prefix: str) -> None:
-    """Add or replace one case of a later batch in `CASES` (which that batch re-points), kept
-    in the batch's `order` of case ids (without `prefix`)."""
+    """Add or replace one case in `CASES` (a later batch re-points it), kept in the batch's
+    `order` of case ids (without `prefix`)."""
     rows: dict[str, dict[str, object]] = {}
     if CASES.exists():
         for line in CASES.read_text(encoding="utf-8").splitlines():
@@ -2074,15 +2074,7 @@ def _record(row: dict[str, object], order: list[str]) -> None:
     BUILD_ROOT.mkdir(parents=True, exist_ok=True)
     with open(BUILD_ROOT / ".cases.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        rows: dict[str, dict[str, object]] = {}
-        if CASES.exists():
-            for line in CASES.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    old = json.loads(line)
-                    rows[str(old["id"])] = old
-        rows[str(row["id"])] = row
-        ordered = [rows[f"fresh/{cid}"] for cid in order if f"fresh/{cid}" in rows]
-        CASES.write_text("".join(json.dumps(r) + "\n" for r in ordered), encoding="utf-8")
+        record_case(row, order, "fresh/")
 
 
 def main(argv: list[str] | None = None) -> int:
