@@ -2067,6 +2067,63 @@ def record_case(row: dict[str, object], order: list[str], prefix: str) -> None:
     CASES.write_text("".join(json.dumps(r) + "\n" for r in ordered), encoding="utf-8")
 
 
+def check_needles(row: dict[str, object], *, max_chars: int | None = None) -> None:
+    """Each needle of a case is one of its log's lines (stripped), exactly, at its line number
+    (and at most `max_chars` long when given); the log is read from `HERE`."""
+    path = HERE / str(row["path"])
+    lines = path.read_bytes().decode("utf-8", errors="replace").split("\n")
+    for needle, number in zip(row["needles"], row["needle_lines"], strict=True):  # type: ignore[call-overload]
+        assert lines[number - 1].strip() == needle, (row["id"], needle)
+        assert max_chars is None or len(needle) <= max_chars, (row["id"], len(needle))
+
+
+def run_batch(
+    argv: list[str] | None,
+    *,
+    doc: str | None,
+    cases: list[Scenario],
+    prefix: str,
+    batch: int,
+    setup: Callable[[], None] | None = None,
+    check: Callable[[dict[str, object]], None] | None = None,
+) -> int:
+    """A later batch's command line: build every case (or `--only` some), check, record.
+
+    Returns:
+        The exit status: 1 when a case failed.
+    """
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n")[0])
+    parser.add_argument("--only", nargs="*", default=None, help=f"case ids (without {prefix})")
+    args = parser.parse_args(argv)
+    if setup is not None:
+        setup()
+    wanted = set(args.only) if args.only else None
+    order = [sc.case_id for sc in cases]
+    if wanted is None and CASES.exists():
+        CASES.unlink()
+    failures = 0
+    for sc in cases:
+        if wanted is not None and sc.case_id not in wanted:
+            continue
+        try:
+            row = run_scenario(sc)
+            row["id"] = prefix + sc.case_id
+            row["batch"] = batch
+            if check is not None:
+                check(row)
+        except Exception as exc:
+            failures += 1
+            print(f"{sc.case_id}: FAILED: {exc!r}", flush=True)
+            continue
+        record_case(row, order, prefix)
+        print(
+            f"{sc.case_id}: {row['bytes']:,} bytes, {row['lines']:,} lines, exit "
+            f"{row['exit_status']}, needles at lines {row['needle_lines']} ({row['seconds']} s)",
+            flush=True,
+        )
+    return 1 if failures else 0
+
+
 def _record(row: dict[str, object], order: list[str]) -> None:
     """Add or replace one case in `cases.jsonl` (under a lock: several runs may write)."""
     import fcntl

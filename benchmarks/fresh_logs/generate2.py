@@ -29,7 +29,6 @@ Run (from the project root; about 5 minutes):
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import subprocess
@@ -1378,33 +1377,9 @@ def ensure_tools() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--only", nargs="*", default=None, help="case ids (without fresh2/)")
-    args = parser.parse_args(argv)
-    ensure_tools()
-    wanted = set(args.only) if args.only else None
-    order = [sc.case_id for sc in scenarios()]
-    if wanted is None and g.CASES.exists():
-        g.CASES.unlink()
-    failures = 0
-    for sc in scenarios():
-        if wanted is not None and sc.case_id not in wanted:
-            continue
-        try:
-            row = g.run_scenario(sc)
-        except Exception as exc:
-            failures += 1
-            print(f"{sc.case_id}: FAILED: {exc}", flush=True)
-            continue
-        row["id"] = PREFIX + sc.case_id
-        row["batch"] = 2
-        g.record_case(row, order, PREFIX)
-        print(
-            f"{sc.case_id}: {row['bytes']:,} bytes, {row['lines']:,} lines, exit "
-            f"{row['exit_status']}, needles at lines {row['needle_lines']} ({row['seconds']} s)",
-            flush=True,
-        )
-    return 1 if failures else 0
+    return g.run_batch(
+        argv, doc=__doc__, cases=scenarios(), prefix=PREFIX, batch=2, setup=ensure_tools
+    )
 
 
 if __name__ == "__main__":

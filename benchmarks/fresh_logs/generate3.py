@@ -29,7 +29,6 @@ Run (from the project root; a few minutes):
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -924,43 +923,10 @@ def scenarios() -> list[Scenario]:
 # Running
 
 
-def _check_needles(row: dict[str, object]) -> None:
-    """Each needle is one of its log's lines (stripped), exactly as written, at its line."""
-    path = HERE / str(row["path"])
-    lines = path.read_bytes().decode("utf-8", errors="replace").split("\n")
-    for needle, number in zip(row["needles"], row["needle_lines"], strict=True):  # type: ignore[call-overload]
-        assert lines[number - 1].strip() == needle, (row["id"], needle)
-        assert needle in path.read_bytes().decode("utf-8", errors="replace"), (row["id"], needle)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--only", nargs="*", default=None, help="case ids (without fresh3/)")
-    args = parser.parse_args(argv)
-    wanted = set(args.only) if args.only else None
-    order = [sc.case_id for sc in scenarios()]
-    if wanted is None and g.CASES.exists():
-        g.CASES.unlink()
-    failures = 0
-    for sc in scenarios():
-        if wanted is not None and sc.case_id not in wanted:
-            continue
-        try:
-            row = g.run_scenario(sc)
-            row["id"] = PREFIX + sc.case_id
-            row["batch"] = 3
-            _check_needles(row)
-        except Exception as exc:
-            failures += 1
-            print(f"{sc.case_id}: FAILED: {exc!r}", flush=True)
-            continue
-        g.record_case(row, order, PREFIX)
-        print(
-            f"{sc.case_id}: {row['bytes']:,} bytes, {row['lines']:,} lines, exit "
-            f"{row['exit_status']}, needles at lines {row['needle_lines']} ({row['seconds']} s)",
-            flush=True,
-        )
-    return 1 if failures else 0
+    return g.run_batch(
+        argv, doc=__doc__, cases=scenarios(), prefix=PREFIX, batch=3, check=g.check_needles
+    )
 
 
 if __name__ == "__main__":

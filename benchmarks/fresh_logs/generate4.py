@@ -32,7 +32,6 @@ Run (from the project root; a few minutes):
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -1239,44 +1238,16 @@ def ensure_tools() -> None:
         )
 
 
-def _check_needles(row: dict[str, object]) -> None:
-    """Each needle is one of its log's lines (stripped), exactly as written, at its line."""
-    path = HERE / str(row["path"])
-    lines = path.read_bytes().decode("utf-8", errors="replace").split("\n")
-    for needle, number in zip(row["needles"], row["needle_lines"], strict=True):  # type: ignore[call-overload]
-        assert lines[number - 1].strip() == needle, (row["id"], needle)
-        assert len(needle) <= 500, (row["id"], len(needle))
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--only", nargs="*", default=None, help="case ids (without fresh4/)")
-    args = parser.parse_args(argv)
-    ensure_tools()
-    wanted = set(args.only) if args.only else None
-    order = [sc.case_id for sc in scenarios()]
-    if wanted is None and g.CASES.exists():
-        g.CASES.unlink()
-    failures = 0
-    for sc in scenarios():
-        if wanted is not None and sc.case_id not in wanted:
-            continue
-        try:
-            row = g.run_scenario(sc)
-            row["id"] = PREFIX + sc.case_id
-            row["batch"] = 4
-            _check_needles(row)
-        except Exception as exc:
-            failures += 1
-            print(f"{sc.case_id}: FAILED: {exc!r}", flush=True)
-            continue
-        g.record_case(row, order, PREFIX)
-        print(
-            f"{sc.case_id}: {row['bytes']:,} bytes, {row['lines']:,} lines, exit "
-            f"{row['exit_status']}, needles at lines {row['needle_lines']} ({row['seconds']} s)",
-            flush=True,
-        )
-    return 1 if failures else 0
+    return g.run_batch(
+        argv,
+        doc=__doc__,
+        cases=scenarios(),
+        prefix=PREFIX,
+        batch=4,
+        setup=ensure_tools,
+        check=lambda row: g.check_needles(row, max_chars=500),
+    )
 
 
 if __name__ == "__main__":
