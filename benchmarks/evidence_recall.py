@@ -673,19 +673,28 @@ def _ratios_table(title: str, cases: Sequence[Case], results: dict[str, Results]
     return table
 
 
-def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
-    """Needle recall on the protocol's sets and budgets, and per strategy (module docstring)."""
+def measurable(result: BenchResult, corpus: Path | None) -> tuple[Path, Any] | None:
+    """The corpus and an exact `o200k_base` counter, or `None` with a note in `result`."""
     from langchain_result_layer.core.tokens import TiktokenCounter
 
-    result = BenchResult(name="evidence_recall")
     corpus = corpus_path(corpus) if corpus is None else corpus
     if corpus is None or not (corpus / "cases.jsonl").exists():
         result.notes.append("corpus not found: nothing measured")
-        return result
+        return None
     counter = TiktokenCounter(encoding="o200k_base")
     if not counter.available:
         result.notes.append("o200k_base data not available offline: nothing measured")
+        return None
+    return corpus, counter
+
+
+def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
+    """Needle recall on the protocol's sets and budgets, and per strategy (module docstring)."""
+    result = BenchResult(name="evidence_recall")
+    found = measurable(result, corpus)
+    if found is None:
         return result
+    corpus, counter = found
     logs = _build_logs(corpus, counter, 3 if quick else None)
     public = [c for c in logs if c.source in TARGET_SOURCES]
     details: dict[str, Any] = {}

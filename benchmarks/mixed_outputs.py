@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import BenchResult, Table, corpus_path, load_cases, read_text
-from benchmarks.evidence_recall import BUDGETS, Case, _build_logs, _strategies, is_validation
+from benchmarks.evidence_recall import (
+    BUDGETS,
+    Case,
+    _build_logs,
+    _strategies,
+    is_validation,
+    measurable,
+)
 
 OTHER_CHARS = 32_000
 """About how much of the other command's output each result holds."""
@@ -105,17 +112,11 @@ def _kept(cases: list[Case], chosen: Callable[[str], str], other: str, place: st
 
 def run(*, corpus: Path | None, quick: bool = False) -> BenchResult:
     """Kept logs and needles per set, other output, place and budget (module docstring)."""
-    from langchain_result_layer.core.tokens import TiktokenCounter
-
     result = BenchResult(name="mixed_outputs")
-    corpus = corpus_path(corpus) if corpus is None else corpus
-    if corpus is None or not (corpus / "cases.jsonl").exists():
-        result.notes.append("corpus not found: nothing measured")
+    found = measurable(result, corpus)
+    if found is None:
         return result
-    counter = TiktokenCounter(encoding="o200k_base")
-    if not counter.available:
-        result.notes.append("o200k_base data not available offline: nothing measured")
-        return result
+    corpus, counter = found
     logs = _build_logs(corpus, counter, 3 if quick else None)
     sets = {
         "tuned": [c for c in logs if not is_validation(c)],
