@@ -13,6 +13,7 @@ from langchain_result_layer.core.evidence import (
     SALIENCE_STRONG,
     SALIENCE_SUMMARY,
     SALIENCE_WARNING,
+    is_error_line,
     line_salience,
 )
 from langchain_result_layer.core.normalize import clean_for_display
@@ -531,3 +532,47 @@ def test_every_entry_of_a_long_failure_list_keeps_some_weight() -> None:
     entries = [ln for ln, t in analysis.texts.items() if ": F401 " in t or ": E501 " in t]
     assert len(entries) == 900
     assert all(analysis.priority.get(ln, 0.0) > 0.0 for ln in entries)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "unittest/runner.py:97:    def addError(self, test, err):",
+        "unittest/result.py:173:    def _exc_info_to_string(self, err, test):",
+        "lib/check.py:12:    def fail(self, msg=None):",
+        "   |     let x = err();",
+        "src/report.py:40:        return summarize(rows, errors)",
+    ],
+)
+def test_an_error_word_that_names_code_reports_nothing(line: str) -> None:
+    """Printed source (grep hits, echoed code) calls or passes error words as identifiers."""
+    assert line_salience(line) == 0.0
+    assert not is_error_line(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Build FAILED. 0 Warning(s) 1 Error(s)",
+        "error: call to foo(x) failed",
+        "test_parse (failed)",
+        "FAILED (failures=1)",
+        "3 passed, 1 failed (exit status 1)",
+        "unittest/runner.py:97: error: Name 'err' is not defined",
+    ],
+)
+def test_an_error_word_beside_parentheses_still_reports(line: str) -> None:
+    assert line_salience(line) > 0.0
+    assert is_error_line(line)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    word=st.sampled_from(["err", "error", "errors", "fail", "failure"]),
+    args=st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=4),
+    at=st.integers(min_value=0, max_value=4),
+)
+def test_an_error_word_among_arguments_is_code(word: str, args: list[str], at: int) -> None:
+    params = [*args[:at], word, *args[at:]]
+    line = f"src/mod.py:{len(args)}:    def handle({', '.join(params)}):"
+    assert not is_error_line(line)

@@ -712,7 +712,30 @@ def _error_words(head: str, low: str, words: set[str]) -> set[str]:
         low.lstrip(" \t[]():*-#>").startswith("exception") or _EXCEPTION_CONTEXT_RE.search(low)
     ):
         return set()
+    if "(" in low:
+        found = {word for word in found if not _only_code_uses(low, word)}
     return found
+
+
+def _only_code_uses(low: str, word: str) -> bool:
+    """Whether every use of an error word in a line names code, not a failure.
+
+    A word that is called or defined (`fail(`, `def err(`) or is an element of an argument
+    list (`(self, test, err)`, `(err, msg)`) is an identifier in printed source code (grep
+    hits, echoed source lines); `Error(s)` and `failed (exit 1)` still report.
+    """
+    uses = [m.span() for m in _WORD_RE.finditer(low) if m.group() == word]
+    return bool(uses) and all(_code_use(low, start, end) for start, end in uses)
+
+
+def _code_use(low: str, start: int, end: int) -> bool:
+    if low[end : end + 1] == "(":
+        return low[end : end + 3] != "(s)"
+    before = low[max(0, start - 2) : start].rstrip(" ")
+    after = low[end : end + 8].lstrip(" ")[:1]
+    if before.endswith(","):
+        return after in (",", ")")
+    return before.endswith("(") and after == ","
 
 
 def exit_code_in(line: str) -> int | None:
