@@ -1014,6 +1014,114 @@ def clangxx_template(n: int, bad: int) -> Build:
 
 
 # ---------------------------------------------------------------------------------------------
+# Python: a Hypothesis property under unittest, and black --check in a CI script
+
+
+def hypothesis_roundtrip(files: int, per: int, bad: int) -> Build:
+    def build(d: Path, rng: random.Random) -> str:
+        _w(d / "acme" / "__init__.py", "")
+        _w(
+            d / "acme" / "codec.py",
+            textwrap.dedent(
+                """\
+                def encode(fields):
+                    return ";".join(f.replace("\\\\", "\\\\\\\\") for f in fields)
+
+
+                def decode(line):
+                    return line.split(";") if line else []
+                """
+            ),
+        )
+        _w(d / "tests" / "__init__.py", "")
+        for f in range(files):
+            lines = [
+                "import unittest",
+                "",
+                "from hypothesis import given, settings",
+                "from hypothesis import strategies as st",
+                "",
+                "from acme.codec import decode, encode",
+                "",
+                "",
+                f"class CodecTest{f:02d}(unittest.TestCase):",
+            ]
+            for k in range(per):
+                lo = rng.randint(1, 50)
+                lines += [
+                    f"    def test_sum_{k}(self):",
+                    f"        self.assertEqual(sum(range({lo})), {lo * (lo - 1) // 2})",
+                    "",
+                ]
+            if f == bad:
+                alphabet = "st.characters(codec='ascii', exclude_characters='\\\\n')"
+            else:
+                alphabet = "st.sampled_from('abcdefghij0123456789')"
+            lines += [
+                "    @settings(derandomize=True, database=None, max_examples=200)",
+                f"    @given(st.lists(st.text(alphabet={alphabet}, min_size=1), min_size=1))",
+                "    def test_roundtrip(self, fields):",
+                "        self.assertEqual(decode(encode(fields)), fields)",
+                "",
+            ]
+            _w(d / "tests" / f"test_codec_{f:02d}.py", "\n".join(lines))
+        step = (
+            "python3 --version\npython3 -c 'import hypothesis; print(\"hypothesis\", hypothesis.__version__)'\n"
+            "python3 -m unittest discover -v -s tests -t . || status=$?\n"
+        )
+        return _job(step, fetch="pip-wheels", cleanup="acme tests")
+
+    return build
+
+
+def _black_module(i: int, rng: random.Random, *, bad: bool) -> str:
+    k = rng.randint(2, 97)
+    lines = [
+        f'"""Acme billing module {i:03d}."""',
+        "",
+        "import json",
+        "",
+        "",
+        f"class Invoice{i:03d}:",
+        "    def __init__(self, items):",
+        "        self.items = items",
+        "",
+        "    def total(self):",
+        f'        return sum(item["qty"] * {k} for item in self.items)',
+        "",
+        "",
+        f"def summarize_{i:03d}(items):",
+    ]
+    if bad:
+        lines.append(f"    options = {{ 'retries':3,'timeout' : 30, 'label':'invoice-{i:03d}' }}")
+    else:
+        lines.append(f'    options = {{"retries": 3, "timeout": 30, "label": "invoice-{i:03d}"}}')
+    lines += [
+        f'    return json.dumps({{"total": Invoice{i:03d}(items).total(), "options": options}})',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def black_check(n: int, bad: int) -> Build:
+    def build(d: Path, rng: random.Random) -> str:
+        for i in range(n):
+            _w(d / "src" / "acme" / f"mod_{i:03d}.py", _black_module(i, rng, bad=i == bad))
+        _w(d / "src" / "acme" / "__init__.py", "")
+        _w(d / "pyproject.toml", '[tool.black]\nline-length = 100\ntarget-version = ["py311"]\n')
+        step = (
+            "python3 --version\nblack --version\n"
+            + SOURCES_TAR.format(paths="src pyproject.toml")
+            + "python3 -m compileall -q src && echo 'bytecode ok'\n"
+            "black --check --diff --verbose src/ || status=$?\n"
+        )
+        step += UPLOAD.format(files="pyproject.toml")
+        return _job(step, fetch="pip-wheels", cleanup="src")
+
+    return build
+
+
+# ---------------------------------------------------------------------------------------------
 # The cases
 
 
@@ -1342,6 +1450,34 @@ def scenarios() -> list[Scenario]:
             version_cmd="clang++ --version | head -n 1",
         )
     )
+    s.append(
+        Scenario(
+            "python-hypothesis-falsifying-example",
+            "python",
+            "hypothesis (unittest)",
+            "python3 -m unittest discover -v -s tests -t .",
+            "acme/codec.py: encode joins fields with ';' without escaping it, so tests/test_codec_13.py's test_roundtrip (text over all ASCII) is falsified by a field holding ';' (one of 30 files of 30 tests and a round-trip property; the other properties draw from a safe alphabet)",
+            [
+                Needle(r"^(ERROR|FAIL): test_roundtrip \(tests\.test_codec_13\.CodecTest13"),
+                Needle(r"^AssertionError: Lists differ: "),
+                Needle(r"^(Falsifying example|Failing test case): test_roundtrip\("),
+            ],
+            hypothesis_roundtrip(30, 30, 13),
+            version_cmd="python3 -c 'import hypothesis; print(\"hypothesis\", hypothesis.__version__)'",
+        )
+    )
+    s.append(
+        Scenario(
+            "python-black-check",
+            "python",
+            "black",
+            "tar -cvf src.tar src pyproject.toml && black --check --diff --verbose src/",
+            "src/acme/mod_088.py: summarize_088's options dict is written with single quotes and odd spacing, which black would reformat (one of 160 files, the others formatted)",
+            [Needle(r"^would reformat .*src/acme/mod_088\.py")],
+            black_check(160, 88),
+            version_cmd="black --version | head -n 1",
+        )
+    )
     return s
 
 
@@ -1350,12 +1486,20 @@ def scenarios() -> list[Scenario]:
 
 
 def ensure_tools() -> None:
-    """Install robotframework and behave (PyPI) and jest@29 (npm) into `TOOLS` (once)."""
+    """Install robotframework, behave, hypothesis and black (PyPI) and jest@29 (npm) into `TOOLS` (once)."""
     venv = TOOLS / "venv"
-    if not (venv / "bin" / "behave").exists():
+    if not (venv / "bin" / "black").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run(
-            [str(venv / "bin" / "pip"), "install", "-q", "robotframework", "behave"],
+            [
+                str(venv / "bin" / "pip"),
+                "install",
+                "-q",
+                "robotframework",
+                "behave",
+                "hypothesis",
+                "black",
+            ],
             check=True,
         )
     node = TOOLS / "node"
