@@ -262,7 +262,7 @@ def jest_suite(files: int, per: int, bad: tuple[int, int]) -> Build:
         )
         step = (
             "node --version\njest --version\n"
-            "jest --ci --verbose --runInBand --colors=false tests/ || status=$?\n"
+            "jest --ci --verbose --runInBand --colors=false --cacheDirectory=.jest-cache tests/ || status=$?\n"
         )
         step += UPLOAD.format(files="package.json")
         return _job(step, fetch="npm-cache", cleanup="src tests")
@@ -889,7 +889,8 @@ def psql_migrations(n: int, bad: int) -> Build:
         )
         step = (
             "psql --version\n"
-            "export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres PGPASSWORD=postgres\n"
+            "export PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres\n"
+            "{ set +x; } 2>/dev/null\nexport PGPASSWORD=postgres  # masked, as CI masks secrets\nset -x\n"
             "dropdb --if-exists fresh5_gen\ncreatedb fresh5_gen\n"
             "psql -X -v ON_ERROR_STOP=1 -d fresh5_gen -f migrate.sql || status=$?\n"
             "dropdb --if-exists fresh5_gen\n"
@@ -1168,7 +1169,7 @@ def scenarios() -> list[Scenario]:
             "js-jest-failure",
             "javascript",
             "jest",
-            "jest --ci --verbose --runInBand --colors=false tests/",
+            "jest --ci --verbose --runInBand --colors=false --cacheDirectory=.jest-cache tests/",
             "tests/pricing-23.test.js: 'total for 17 items' expects the product + 1 (one of 1,500 tests in 50 files; todo tests, console.log output)",
             [
                 Needle(r"● pricing-23 › total for 17 items"),
