@@ -12,14 +12,14 @@ runs the package.
 Batch 5 covers: Apache Ant (a javac error, a JUnit failure), Jest, Bats, Robot Framework,
 behave, LaTeX (pdflatex), NASM, Vala (a valac compile error, a failed assertion at run time),
 Standard ML (Poly/ML), CHICKEN Scheme, Coq, GNU Bison, protoc, sqlite3, psql against a local
-PostgreSQL, `nginx -t`, Doxygen with WARN_AS_ERROR, clang++ (a template instantiation error) and
-Python's unittest.
+PostgreSQL, `nginx -t`, Doxygen with WARN_AS_ERROR, clang++ (a template instantiation error),
+Python's unittest, a Hypothesis property (run by unittest) and `black --check`.
 
 Tools (Debian bookworm packages, `apt-get install -y --no-install-recommends ant ant-optional
 junit4 bats nasm valac libglib2.0-dev polyml chicken-bin coq bison protobuf-compiler nginx-light
-doxygen clang texlive-latex-base sqlite3 postgresql-client`; robotframework and behave from
-PyPI and jest@29 from npm, installed by this script into a venv and a node folder under
-`FRESH_LOGS_TOOLS5`, default /tmp/fresh_tools5, never the project's venv). The psql case needs
+doxygen clang texlive-latex-base sqlite3 postgresql-client`; robotframework, behave,
+hypothesis and black from PyPI and jest@29 from npm, installed by this script into a venv and a
+node folder under `FRESH_LOGS_TOOLS5`, default /tmp/fresh_tools5, never the project's venv). The psql case needs
 a PostgreSQL server at 127.0.0.1:5432 (user postgres, password postgres); it creates the
 database `fresh5_gen` and drops it after. Versions are written to every case's `tool_version`.
 
