@@ -17,7 +17,7 @@ def test_every_label_is_a_line_of_its_log_picked_by_its_rule() -> None:
     rows = fresh_logs.load_rows(fresh_logs.fresh_dir())
     assert len(rows) >= 60
     assert len({r["id"] for r in rows}) == len(rows)
-    for batch, least in (("1", 25), ("2", 25), ("3", 12), ("4", 14)):
+    for batch, least in (("1", 25), ("2", 25), ("3", 12), ("4", 14), ("5", 18)):
         mine = [r for r in rows if r["batch"] == batch]
         assert len(mine) >= least, batch
         assert len({r["ecosystem"] for r in mine}) >= 8, batch
@@ -25,15 +25,22 @@ def test_every_label_is_a_line_of_its_log_picked_by_its_rule() -> None:
     batch2 = {r["ecosystem"] for r in rows if r["batch"] == "2"}
     batch3 = {r["ecosystem"] for r in rows if r["batch"] == "3"}
     batch4 = {r["ecosystem"] for r in rows if r["batch"] == "4"}
+    batch5 = {r["ecosystem"] for r in rows if r["batch"] == "5"}
     assert len(batch2 - batch1) >= 8  # batch 2's ecosystems are new but (at most) a few
     assert len(batch3 - batch1 - batch2) >= 6
     assert len(batch4 - batch1 - batch2 - batch3) >= 8
+    assert len(batch5 - batch1 - batch2 - batch3 - batch4) >= 8
+    small = [r for r in rows if r["batch"] == "5" and r["bytes"] < 20_000]
+    assert len(small) <= 5
     for row in rows:
         assert row["fault"], row["id"]
         assert 1 <= len(row["needles"]) <= 3, row["id"]
         assert len(row["needle_rules"]) == len(row["needles"])
         text = fresh_logs.read_log(fresh_logs.fresh_dir() / row["path"])
-        assert len(text.encode("utf-8")) >= 20_000, row["id"]
+        # Batch 5 holds a few small logs on purpose (a tool that prints little); the rest are
+        # larger than every budget measured.
+        least_bytes = 4_000 if row["batch"] == "5" else 20_000
+        assert len(text.encode("utf-8")) >= least_bytes, row["id"]
         lines = text.split("\n")
         for needle, rule, number in zip(
             row["needles"], row["needle_rules"], row["needle_lines"], strict=True
@@ -73,7 +80,7 @@ def test_quick_run_tables_and_budgets() -> None:
     assert [(r[0], r[1]) for r in per_batch.rows] == [(s, b) for s in names for b in BUDGETS]
     q = fresh_logs.QUICK_PER_BATCH
     for row in per_batch.rows:
-        assert row[2::3] == [q, q, q, q, fresh_logs.QUICK_CASES]  # batches 1 to 4, all
+        assert row[2::3] == [*(q for _ in fresh_logs.BATCH_DIRS), fresh_logs.QUICK_CASES]
         for kept, recall in zip(row[3::3], row[4::3], strict=True):
             assert 0.0 <= kept <= 1.0
             assert 0.0 <= recall <= 1.0
@@ -96,7 +103,13 @@ def test_without_cases_nothing_is_measured(tmp_path: Path, monkeypatch: pytest.M
 
 
 @pytest.mark.parametrize(
-    ("batch", "script"), [("2", "generate2.py"), ("3", "generate3.py"), ("4", "generate4.py")]
+    ("batch", "script"),
+    [
+        ("2", "generate2.py"),
+        ("3", "generate3.py"),
+        ("4", "generate4.py"),
+        ("5", "generate5.py"),
+    ],
 )
 def test_batch_rows_are_the_generator_s_cases_with_its_rules(batch: str, script: str) -> None:
     import importlib.util
