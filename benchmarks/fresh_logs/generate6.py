@@ -231,8 +231,8 @@ Downloading task: CmdLine (2.250.1)
 Downloading task: Cache (2.198.0)
 Downloading task: PublishTestResults (2.248.0)
 Checking job knob settings.
-   Knob: AgentToolsDirectory = /opt/hostedtoolcache Source: ${AGENT_TOOLSDIRECTORY} 
-   Knob: AgentPerflog = /home/vsts/perflog Source: ${VSTS_AGENT_PERFLOG} 
+   Knob: AgentToolsDirectory = /opt/hostedtoolcache Source: ${AGENT_TOOLSDIRECTORY}
+   Knob: AgentPerflog = /home/vsts/perflog Source: ${VSTS_AGENT_PERFLOG}
 Finished checking job knob settings.
 Start tracking orphan processes.
 ##[section]Finishing: Initialize job""" % (rnd.randint(100, 999), rnd.randint(10, 999)))
@@ -342,8 +342,6 @@ elif layout == "gitlab-ci":
 
 # ---- Jenkins
 elif layout in ("jenkins", "jenkins-timestamps"):
-    if layout == "jenkins-timestamps":
-        pass
     emit_text("""Started by an SCM change
 Obtained Jenkinsfile from git https://git.acme.internal/acme/widgets.git
 [Pipeline] Start of Pipeline
@@ -502,7 +500,8 @@ def check_case(row: dict[str, object]) -> None:
         m = re.match(lead, line)
         assert m is not None, (row["id"], needle)
         assert line[m.end() :].strip() == needle, (row["id"], needle)
-        assert needle in line and len(needle) <= 500, (row["id"], needle)
+        assert needle in line, (row["id"], needle)
+        assert len(needle) <= 500, (row["id"], len(needle))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -510,7 +509,12 @@ def check_case(row: dict[str, object]) -> None:
 
 
 def _sh(cmd: str, **kw: object) -> dict[str, object]:
-    return {"name": kw.pop("name", cmd.split("\n")[0]), "cmd": cmd, "script": cmd + "\n", **kw}
+    return {
+        "name": kw.pop("name", cmd.split("\n", maxsplit=1)[0]),
+        "cmd": cmd,
+        "script": cmd + "\n",
+        **kw,
+    }
 
 
 CHECKOUT = """\
@@ -534,16 +538,21 @@ done
 echo "Cache not found for input keys: {key}"
 """
 
+GET_SOURCES = "Task         : Get sources\nDescription  : Get sources from a repository. Supports Git, TfsVC, and SVN repositories.\nVersion      : 1.0.0\nAuthor       : Microsoft\nHelp         : [More Information](https://go.microsoft.com/fwlink/?LinkId=798199)"
 PIP_TOOLS = f"{TOOLS}/venv/bin/python -m pip install pytest mypy"
 VENV_TAR = f"tar -czf .ci/venv-cache.tgz -C {TOOLS} venv"
-VENV_RESTORE = "mkdir -p .ci/restore && tar -xzvvf .ci/venv-cache.tgz -C .ci/restore && rm -rf .ci/restore"
+VENV_RESTORE = (
+    "mkdir -p .ci/restore && tar -xzvvf .ci/venv-cache.tgz -C .ci/restore && rm -rf .ci/restore"
+)
 
 
 def _upload_tar(paths: str) -> str:
     return f'tar -cvf .ci/artifacts.tar {paths} || true\necho "Artifact upload skipped: $(du -h .ci/artifacts.tar | cut -f1) archived locally"\n'
 
 
-def ci_case(layout: str, fixture: Build, steps: list[dict[str, object]], *, prep: str = "") -> Build:
+def ci_case(
+    layout: str, fixture: Build, steps: list[dict[str, object]], *, prep: str = ""
+) -> Build:
     """Writes `fixture`, the runner and the steps; the job script runs the runner."""
 
     def build(d: Path, rng: random.Random) -> str:
@@ -661,12 +670,38 @@ def scenarios() -> list[Scenario]:
                 lay,
                 c_compile_fixture(90, 41, "    return total + offset;"),
                 [
-                    {"name": "checkout", "uses": "actions/checkout@v4", "with": {"repository": "acme/widgets", "token": "***", "fetch-depth": "1", "clean": "true"}, "cmd": "", "script": CHECKOUT},
-                    {"name": "cache", "uses": "actions/cache@v4", "with": {"path": "obj", "key": "c-obj-Linux-4f1e0c"}, "cmd": "", "script": FLAKY_CACHE.format(key="c-obj-Linux-4f1e0c")},
+                    {
+                        "name": "checkout",
+                        "uses": "actions/checkout@v4",
+                        "with": {
+                            "repository": "acme/widgets",
+                            "token": "***",
+                            "fetch-depth": "1",
+                            "clean": "true",
+                        },
+                        "cmd": "",
+                        "script": CHECKOUT,
+                    },
+                    {
+                        "name": "cache",
+                        "uses": "actions/cache@v4",
+                        "with": {"path": "obj", "key": "c-obj-Linux-4f1e0c"},
+                        "cmd": "",
+                        "script": FLAKY_CACHE.format(key="c-obj-Linux-4f1e0c"),
+                    },
                     _sh("gcc --version\nmake --version"),
-                    _sh("make V=1 -k -j2 all", env={"CC": "gcc", "CFLAGS_EXTRA": "-Werror=implicit"}),
+                    _sh(
+                        "make V=1 -k -j2 all", env={"CC": "gcc", "CFLAGS_EXTRA": "-Werror=implicit"}
+                    ),
                     _sh("make check"),
-                    {"name": "upload", "uses": "actions/upload-artifact@v4", "with": {"name": "build-logs", "path": "obj/", "if-no-files-found": "warn"}, "cmd": "", "script": _upload_tar("obj src/mod_04*.c"), "always": True},
+                    {
+                        "name": "upload",
+                        "uses": "actions/upload-artifact@v4",
+                        "with": {"name": "build-logs", "path": "obj/", "if-no-files-found": "warn"},
+                        "cmd": "",
+                        "script": _upload_tar("obj src/mod_04*.c"),
+                        "always": True,
+                    },
                 ],
             ),
             version_cmd="gcc --version | head -n 1",
@@ -689,9 +724,18 @@ def scenarios() -> list[Scenario]:
                 lay,
                 fixture_of(g.pytest_suite(40, 30, [(26, 17)], warn=True)),
                 [
-                    {"name": "checkout", "uses": "actions/checkout@v4", "with": {"repository": "acme/widgets", "token": "***", "fetch-depth": "1"}, "cmd": "", "script": CHECKOUT},
+                    {
+                        "name": "checkout",
+                        "uses": "actions/checkout@v4",
+                        "with": {"repository": "acme/widgets", "token": "***", "fetch-depth": "1"},
+                        "cmd": "",
+                        "script": CHECKOUT,
+                    },
                     _sh(PIP_TOOLS, env={"PIP_DISABLE_PIP_VERSION_CHECK": "1"}),
-                    _sh(f"{py} -m pytest -v -p no:cacheprovider tests", env={"PYTHONDONTWRITEBYTECODE": "1"}),
+                    _sh(
+                        f"{py} -m pytest -v -p no:cacheprovider tests",
+                        env={"PYTHONDONTWRITEBYTECODE": "1"},
+                    ),
                 ],
             ),
             version_cmd=f"{py} -m pytest --version",
@@ -713,12 +757,19 @@ def scenarios() -> list[Scenario]:
             ],
             ci_case(
                 lay,
-                fixture_of(g.cargo_workspace(14, 9, '    let scale: u64 = "wide";\n    width * height * scale')),
+                fixture_of(
+                    g.cargo_workspace(
+                        14, 9, '    let scale: u64 = "wide";\n    width * height * scale'
+                    )
+                ),
                 [
                     _sh("cargo --version --verbose", image="rust:1.83-bookworm"),
                     _sh("cargo build -v --offline --workspace"),
                     _sh("cargo test --offline --workspace"),
-                    {**_sh("tar -cvf fingerprints.tar target/debug/.fingerprint || true"), "after": True},
+                    {
+                        **_sh("tar -cvf fingerprints.tar target/debug/.fingerprint || true"),
+                        "after": True,
+                    },
                 ],
             ),
             version_cmd="cargo --version",
@@ -734,7 +785,10 @@ def scenarios() -> list[Scenario]:
             "javac -Xlint:all -d out src/com/acme/sync/Ledger.java && java -cp out com.acme.sync.Ledger",
             "src/com/acme/sync/Ledger.java: account 2600's expected balance is off by one, so check throws IllegalStateException (after 2,600 INFO lines and logger warnings). GitLab CI: javac, java (fails), after_script",
             [
-                _rule(lay, r'Exception in thread "main" java\.lang\.IllegalStateException: ledger balance mismatch for account 2600'),
+                _rule(
+                    lay,
+                    r'Exception in thread "main" java\.lang\.IllegalStateException: ledger balance mismatch for account 2600',
+                ),
                 _rule(lay, r"at com\.acme\.sync\.Ledger\.check\(Ledger\.java:\d+\)"),
             ],
             ci_case(
@@ -760,8 +814,13 @@ def scenarios() -> list[Scenario]:
             f"{py} -m pip install --no-index --find-links wheels -r requirements.txt",
             "requirements.txt pins acme-ledger-client==2.4.1, which the wheel mirror does not have (pip --no-index; pytest and mypy are installed). GitLab CI: the install fails at once; the tests are not run; after_script",
             [
-                _rule(lay, r"^ERROR: Could not find a version that satisfies the requirement acme-ledger-client==2\.4\.1"),
-                _rule(lay, r"^ERROR: No matching distribution found for acme-ledger-client==2\.4\.1"),
+                _rule(
+                    lay,
+                    r"^ERROR: Could not find a version that satisfies the requirement acme-ledger-client==2\.4\.1",
+                ),
+                _rule(
+                    lay, r"^ERROR: No matching distribution found for acme-ledger-client==2\.4\.1"
+                ),
             ],
             ci_case(
                 lay,
@@ -770,7 +829,12 @@ def scenarios() -> list[Scenario]:
                     _sh(f"{py} --version", image="python:3.11-slim-bookworm"),
                     _sh(f"{py} -m pip install --no-index --find-links wheels -r requirements.txt"),
                     _sh(f"{py} -m pytest -q tests"),
-                    {**_sh("echo \"pip cache: $(du -sh ~/.cache/pip 2>/dev/null | cut -f1 || echo none)\""), "after": True},
+                    {
+                        **_sh(
+                            'echo "pip cache: $(du -sh ~/.cache/pip 2>/dev/null | cut -f1 || echo none)"'
+                        ),
+                        "after": True,
+                    },
                 ],
             ),
             version_cmd=f"{py} -m pip --version",
@@ -798,8 +862,22 @@ def scenarios() -> list[Scenario]:
                     {"name": "Build", "script": "make V=1 -j2 all\n"},
                     {"name": "Test", "script": "make check\n"},
                     {"name": "Package", "script": "tar -czf widgets.tgz app\n"},
-                    {"name": "archiveArtifacts", "post": True, "pre": ["Archiving artifacts"], "script": "ls obj | sed -n 1,80p\n"},
-                    {"name": "junit", "post": True, "pre": ["Recording test results", "[Checks API] No suitable checks publisher found.", "No test report files were found. Configuration error?"], "script": ""},
+                    {
+                        "name": "archiveArtifacts",
+                        "post": True,
+                        "pre": ["Archiving artifacts"],
+                        "script": "ls obj | sed -n 1,80p\n",
+                    },
+                    {
+                        "name": "junit",
+                        "post": True,
+                        "pre": [
+                            "Recording test results",
+                            "[Checks API] No suitable checks publisher found.",
+                            "No test report files were found. Configuration error?",
+                        ],
+                        "script": "",
+                    },
                 ],
             ),
             version_cmd="ld --version | head -n 1",
@@ -813,7 +891,7 @@ def scenarios() -> list[Scenario]:
             "jenkins-ruby-minitest-failure",
             "ruby",
             "minitest",
-            "ruby -w -Ilib -Itest -e 'Dir[\"test/*_test.rb\"].sort.each { |f| require \"./\" + f }' -- -v --seed 4242",
+            'ruby -w -Ilib -Itest -e \'Dir["test/*_test.rb"].sort.each { |f| require "./" + f }\' -- -v --seed 4242',
             "test/invoice_11_test.rb: test_total_007 expects 7 * 14 + 1 (one of 1,000 tests in 25 files). Jenkins: bundle-like setup stage, tests (fail, the last stage with a sh), post actions",
             [
                 _rule(lay, r"Invoice11Test#test_total_007 \[.*test/invoice_11_test\.rb:\d+\]"),
@@ -823,9 +901,23 @@ def scenarios() -> list[Scenario]:
                 lay,
                 fixture_of(g.ruby_minitest(25, 40, (11, 7))),
                 [
-                    {"name": "Setup", "script": "ruby --version\ngem list --local 2>/dev/null | sed -n 1,30p\n"},
-                    {"name": "Test", "script": "ruby -w -Ilib -Itest -e 'Dir[\"test/*_test.rb\"].sort.each { |f| require \"./\" + f }' -- -v --seed 4242\n"},
-                    {"name": "junit", "post": True, "pre": ["Recording test results", "No test report files were found. Configuration error?"], "script": ""},
+                    {
+                        "name": "Setup",
+                        "script": "ruby --version\ngem list --local 2>/dev/null | sed -n 1,30p\n",
+                    },
+                    {
+                        "name": "Test",
+                        "script": 'ruby -w -Ilib -Itest -e \'Dir["test/*_test.rb"].sort.each { |f| require "./" + f }\' -- -v --seed 4242\n',
+                    },
+                    {
+                        "name": "junit",
+                        "post": True,
+                        "pre": [
+                            "Recording test results",
+                            "No test report files were found. Configuration error?",
+                        ],
+                        "script": "",
+                    },
                 ],
             ),
             version_cmd="ruby --version",
@@ -842,18 +934,39 @@ def scenarios() -> list[Scenario]:
             f"{py} -m mypy --strict --no-incremental inventory",
             "inventory/mod_073.py: stock_073 is declared -> int and returns an f-string (one of 120 modules, each with reveal_type notes). Azure Pipelines: checkout, a verbose venv cache restore (tar -xvv), pip, mypy (fails), publish test results (always, warns)",
             [
-                _rule(lay, r'inventory/mod_073\.py:\d+: error: Incompatible return value type \(got "str", expected "int"\)'),
+                _rule(
+                    lay,
+                    r'inventory/mod_073\.py:\d+: error: Incompatible return value type \(got "str", expected "int"\)',
+                ),
             ],
             ci_case(
                 lay,
                 fixture_of(g.mypy_package(120, 73, verbose=False)),
                 [
-                    {"name": "Checkout acme/widgets@main to s", "task": "Task         : Get sources\nDescription  : Get sources from a repository. Supports Git, TfsVC, and SVN repositories.\nVersion      : 1.0.0\nAuthor       : Microsoft\nHelp         : [More Information](https://go.microsoft.com/fwlink/?LinkId=798199)", "cmd": "", "script": CHECKOUT},
-                    {"name": "Cache", "task": "Task         : Cache\nDescription  : Cache files between runs\nVersion      : 2.198.0\nAuthor       : Microsoft Corporation\nHelp         : https://aka.ms/pipeline-caching-docs", "cmd": "", "script": 'echo "Resolving key:"\necho "- venv | \\"Linux\\" | requirements.txt [file] --> 4F1E0C..."\necho "Cache hit for: venv|\\"Linux\\"|4F1E0C"\n' + VENV_RESTORE + '\necho "Downloaded 41.2 MB. Restored."\n'},
+                    {
+                        "name": "Checkout acme/widgets@main to s",
+                        "task": "Task         : Get sources\nDescription  : Get sources from a repository. Supports Git, TfsVC, and SVN repositories.\nVersion      : 1.0.0\nAuthor       : Microsoft\nHelp         : [More Information](https://go.microsoft.com/fwlink/?LinkId=798199)",
+                        "cmd": "",
+                        "script": CHECKOUT,
+                    },
+                    {
+                        "name": "Cache",
+                        "task": "Task         : Cache\nDescription  : Cache files between runs\nVersion      : 2.198.0\nAuthor       : Microsoft Corporation\nHelp         : https://aka.ms/pipeline-caching-docs",
+                        "cmd": "",
+                        "script": 'echo "Resolving key:"\necho "- venv | \\"Linux\\" | requirements.txt [file] --> 4F1E0C..."\necho "Cache hit for: venv|\\"Linux\\"|4F1E0C"\n'
+                        + VENV_RESTORE
+                        + '\necho "Downloaded 41.2 MB. Restored."\n',
+                    },
                     _sh(PIP_TOOLS, name="Install tools"),
                     _sh(f"{py} -m mypy --strict --no-incremental inventory", name="Type check"),
                     _sh(f"{py} -m pytest -q", name="Tests"),
-                    {"name": "Publish test results", "always": True, "task": "Task         : Publish Test Results\nDescription  : Publish test results to Azure Pipelines\nVersion      : 2.248.0\nAuthor       : Microsoft Corporation\nHelp         : https://docs.microsoft.com/azure/devops/pipelines/tasks/test/publish-test-results", "cmd": "", "script": "echo 'Searching for test result files matching **/TEST-*.xml'\necho \"##[warning]No test result files matching '**/TEST-*.xml' were found.\"\n"},
+                    {
+                        "name": "Publish test results",
+                        "always": True,
+                        "task": "Task         : Publish Test Results\nDescription  : Publish test results to Azure Pipelines\nVersion      : 2.248.0\nAuthor       : Microsoft Corporation\nHelp         : https://docs.microsoft.com/azure/devops/pipelines/tasks/test/publish-test-results",
+                        "cmd": "",
+                        "script": "echo 'Searching for test result files matching **/TEST-*.xml'\necho \"##[warning]No test result files matching '**/TEST-*.xml' were found.\"\n",
+                    },
                 ],
                 prep=VENV_TAR,
             ),
@@ -876,11 +989,27 @@ def scenarios() -> list[Scenario]:
                 lay,
                 node_missing_fixture(30),
                 [
-                    {"name": "Checkout acme/widgets@main to s", "task": "Task         : Get sources\nDescription  : Get sources from a repository. Supports Git, TfsVC, and SVN repositories.\nVersion      : 1.0.0\nAuthor       : Microsoft\nHelp         : [More Information](https://go.microsoft.com/fwlink/?LinkId=798199)", "cmd": "", "script": CHECKOUT},
-                    {"name": "Cache", "task": "Task         : Cache\nDescription  : Cache files between runs\nVersion      : 2.198.0\nAuthor       : Microsoft Corporation\nHelp         : https://aka.ms/pipeline-caching-docs", "cmd": "", "script": 'echo "Resolving key:"\necho "- npm | \\"Linux\\" | package-lock.json [file] --> (file not found)"\necho "Cache hit for: npm|\\"Linux\\""\necho "Skipping npm ci: cache restored"\n'},
+                    {
+                        "name": "Checkout acme/widgets@main to s",
+                        "task": "Task         : Get sources\nDescription  : Get sources from a repository. Supports Git, TfsVC, and SVN repositories.\nVersion      : 1.0.0\nAuthor       : Microsoft\nHelp         : [More Information](https://go.microsoft.com/fwlink/?LinkId=798199)",
+                        "cmd": "",
+                        "script": CHECKOUT,
+                    },
+                    {
+                        "name": "Cache",
+                        "task": "Task         : Cache\nDescription  : Cache files between runs\nVersion      : 2.198.0\nAuthor       : Microsoft Corporation\nHelp         : https://aka.ms/pipeline-caching-docs",
+                        "cmd": "",
+                        "script": 'echo "Resolving key:"\necho "- npm | \\"Linux\\" | package-lock.json [file] --> (file not found)"\necho "Cache hit for: npm|\\"Linux\\""\necho "Skipping npm ci: cache restored"\n',
+                    },
                     _sh("node --version\nnpm --version", name="Versions"),
                     _sh("node scripts/build-report.js", name="Build report"),
-                    {"name": "Publish report", "always": True, "task": "Task         : Publish build artifacts\nDescription  : Publish build artifacts to Azure Pipelines or a Windows file share\nVersion      : 1.248.0\nAuthor       : Microsoft Corporation\nHelp         : https://docs.microsoft.com/azure/devops/pipelines/tasks/utility/publish-build-artifacts", "cmd": "", "script": _upload_tar("report.txt lib")},
+                    {
+                        "name": "Publish report",
+                        "always": True,
+                        "task": "Task         : Publish build artifacts\nDescription  : Publish build artifacts to Azure Pipelines or a Windows file share\nVersion      : 1.248.0\nAuthor       : Microsoft Corporation\nHelp         : https://docs.microsoft.com/azure/devops/pipelines/tasks/utility/publish-build-artifacts",
+                        "cmd": "",
+                        "script": _upload_tar("report.txt lib"),
+                    },
                 ],
             ),
             version_cmd="node --version",
@@ -904,10 +1033,22 @@ def scenarios() -> list[Scenario]:
                 lay,
                 python_runtime_fixture(2600, 2100),
                 [
-                    {"name": ":python: Setup", "script": "python3 --version\n" + FLAKY_CACHE.format(key="etl-snapshot")},
-                    {"name": ":chart_with_upwards_trend: ETL", "open": True, "script": "python3 run_etl.py\n"},
+                    {
+                        "name": ":python: Setup",
+                        "script": "python3 --version\n" + FLAKY_CACHE.format(key="etl-snapshot"),
+                    },
+                    {
+                        "name": ":chart_with_upwards_trend: ETL",
+                        "open": True,
+                        "script": "python3 run_etl.py\n",
+                    },
                     {"name": ":rocket: Publish", "script": "echo publish\n"},
-                    {"name": "Uploading artifacts", "post": True, "cmd": 'buildkite-agent artifact upload "etl/**/*"', "script": 'for f in etl/*.py; do echo "$(date -u "+%Y-%m-%d %H:%M:%S") INFO   Uploading artifact $f ($(stat -c %s "$f") B)"; done\n'},
+                    {
+                        "name": "Uploading artifacts",
+                        "post": True,
+                        "cmd": 'buildkite-agent artifact upload "etl/**/*"',
+                        "script": 'for f in etl/*.py; do echo "$(date -u "+%Y-%m-%d %H:%M:%S") INFO   Uploading artifact $f ($(stat -c %s "$f") B)"; done\n',
+                    },
                 ],
             ),
             version_cmd="python3 --version",
@@ -931,12 +1072,156 @@ def scenarios() -> list[Scenario]:
                 fixture_of(g.perl_prove(30, 30, (13, 21), None)),
                 [
                     {"name": ":perl: Setup", "script": "perl -v | sed -n 1,3p\nprove --version\n"},
-                    {"name": ":white_check_mark: Tests", "open": True, "script": "prove -v -Ilib t/\n"},
+                    {
+                        "name": ":white_check_mark: Tests",
+                        "open": True,
+                        "script": "prove -v -Ilib t/\n",
+                    },
                     {"name": ":package: Package", "script": "tar -czf dist.tgz lib\n"},
-                    {"name": "Uploading artifacts", "post": True, "cmd": 'buildkite-agent artifact upload "t/*.t"', "script": "tar -cvf .ci/artifacts.tar t lib\n"},
+                    {
+                        "name": "Uploading artifacts",
+                        "post": True,
+                        "cmd": 'buildkite-agent artifact upload "t/*.t"',
+                        "script": "tar -cvf .ci/artifacts.tar t lib\n",
+                    },
                 ],
             ),
             version_cmd="prove --version",
+        )
+    )
+    # 12. GitHub Actions, cargo test: a failing assertion in the middle step, upload after
+    lay = "github-actions"
+    s.append(
+        Scenario(
+            "gha-rust-cargo-test-assert-eq",
+            "rust",
+            "cargo test",
+            "cargo test --offline -v -- --test-threads=1",
+            "src/lib.rs: balance_case_0377 expects balance(377) + 1 (one of 600 tests run one at a time). GitHub Actions: checkout, cargo version, tests (fail), docs skipped, upload-artifact (always) and post-job cleanup",
+            [
+                _rule(lay, r"^test tests::balance_case_0377 \.\.\. FAILED$"),
+                _rule(
+                    lay,
+                    r"^thread 'tests::balance_case_0377' (\(\d+\) )?panicked at src/lib\.rs:\d+:\d+:",
+                ),
+            ],
+            ci_case(
+                lay,
+                fixture_of(g.cargo_tests(600, 377)),
+                [
+                    {
+                        "name": "checkout",
+                        "uses": "actions/checkout@v4",
+                        "with": {"repository": "acme/ledger", "token": "***"},
+                        "cmd": "",
+                        "script": CHECKOUT,
+                    },
+                    _sh("rustc --version --verbose\ncargo --version"),
+                    _sh(
+                        "cargo test --offline -v -- --test-threads=1",
+                        env={"CARGO_TERM_COLOR": "never", "RUST_BACKTRACE": "0"},
+                    ),
+                    _sh("cargo doc --offline --no-deps"),
+                    {
+                        "name": "upload",
+                        "uses": "actions/upload-artifact@v4",
+                        "with": {"name": "test-binaries", "path": "target/debug/deps/"},
+                        "cmd": "",
+                        "script": _upload_tar("target/debug/deps"),
+                        "always": True,
+                    },
+                ],
+            ),
+            version_cmd="cargo --version",
+        )
+    )
+
+    # 13. Jenkins with timestamps, javac: a compile error in the first build stage, three stages skipped
+    lay = "jenkins-timestamps"
+    s.append(
+        Scenario(
+            "jenkins-java-javac-cannot-find-symbol",
+            "java",
+            "javac",
+            "javac -Xlint:all -Xmaxwarns 100000 -Xmaxerrs 1000 -d out @sources.txt",
+            "src/com/acme/billing/Invoice133.java calls Ledger.reconcileAll, which does not exist (one of 200 classes; rawtypes and deprecation lint warnings). Jenkins with the timestamper: checkout, compile (fails), Test, Package and Deploy skipped, post actions",
+            [
+                _rule(lay, r"Invoice133\.java:\d+: error: cannot find symbol"),
+                _rule(lay, r"symbol: +method reconcileAll\(int\)"),
+            ],
+            ci_case(
+                lay,
+                fixture_of(g.javac_classes(200, 133, verbose=False)),
+                [
+                    {
+                        "name": "Compile",
+                        "script": "java -version\nmkdir -p out\nfind src -name '*.java' | sort > sources.txt\njavac -Xlint:all -Xmaxwarns 100000 -Xmaxerrs 1000 -d out @sources.txt\n",
+                    },
+                    {
+                        "name": "Test",
+                        "script": "java -cp out org.junit.runner.JUnitCore com.acme.billing.AllTests\n",
+                    },
+                    {"name": "Package", "script": "jar cf billing.jar -C out .\n"},
+                    {"name": "Deploy", "script": "echo deploy\n"},
+                    {
+                        "name": "archiveArtifacts",
+                        "post": True,
+                        "pre": ["Archiving artifacts", "‘billing.jar’ doesn’t match anything"],
+                        "script": "",
+                    },
+                    {
+                        "name": "junit",
+                        "post": True,
+                        "pre": [
+                            "Recording test results",
+                            "No test report files were found. Configuration error?",
+                        ],
+                        "script": "",
+                    },
+                ],
+            ),
+            version_cmd="javac -version",
+        )
+    )
+
+    # 14. Azure Pipelines, pytest: an exception raised inside the code under test
+    lay = "azure-pipelines"
+    s.append(
+        Scenario(
+            "azure-python-pytest-valueerror",
+            "python",
+            "pytest",
+            f"{py} -m pytest -v -p no:cacheprovider tests",
+            "tests/test_money_12.py: the case k=7 uses the currency code XTS, so money.exponent raises ValueError three frames down (one of 900 tests in 30 files). Azure Pipelines: checkout, pip (retried cache first), tests (fail), publish (always, warns)",
+            [
+                _rule(lay, r"^FAILED tests/test_money_12\.py::test_total\[7-XTS\]"),
+                _rule(lay, r"^E\s+ValueError: invalid currency code 'XTS'"),
+            ],
+            ci_case(
+                lay,
+                fixture_of(g.pytest_deep_traceback(30, 30, (12, 7))),
+                [
+                    {
+                        "name": "Checkout acme/widgets@main to s",
+                        "task": GET_SOURCES,
+                        "cmd": "",
+                        "script": CHECKOUT,
+                    },
+                    _sh(
+                        FLAKY_CACHE.format(key="pip-Linux-9c1d").rstrip() + "\n" + PIP_TOOLS,
+                        name="Install tools",
+                    ),
+                    _sh(f"{py} -m pytest -v -p no:cacheprovider tests", name="Tests"),
+                    {
+                        "name": "Publish test results",
+                        "always": True,
+                        "task": "Task         : Publish Test Results\nDescription  : Publish test results to Azure Pipelines\nVersion      : 2.248.0\nAuthor       : Microsoft Corporation\nHelp         : https://docs.microsoft.com/azure/devops/pipelines/tasks/test/publish-test-results",
+                        "cmd": "",
+                        "script": "echo 'Searching for test result files matching **/TEST-*.xml'\necho \"##[warning]No test result files matching '**/TEST-*.xml' were found.\"\n",
+                    },
+                ],
+            ),
+            version_cmd=f"{py} -m pytest --version",
         )
     )
     return s
