@@ -1,7 +1,7 @@
 """Fresh logs: evidence recall on build logs generated this session, held out from every rule.
 
 `benchmarks/fresh_logs/` holds failing build and test logs produced by real local toolchains
-on small generated fixture projects with injected faults, in five batches: batch 1
+on small generated fixture projects with injected faults, in six batches: batch 1
 (`benchmarks/fresh_logs/generate.py`, 2026-12-01: gcc/make, CMake/ctest, cargo, javac/java,
 pytest/mypy/sphinx/pip, mocha/tsc/npm/node --test, prove, go, minitest, php, bash) and batch 2
 (`benchmarks/fresh_logs/generate2.py`, 2026-12-04, in `batch2/`: erlc/rebar3/eunit/escript,
@@ -15,7 +15,11 @@ GnuCOBOL, Nim, raco test, Octave, RSpec, RuboCop, flake8, pylint, ESLint, Groovy
 ansible-playbook), whose tools batches 1 to 3 do not have, and batch 5
 (`benchmarks/fresh_logs/generate5.py`, 2026-12-07, in `batch5/`: Ant/JUnit, Jest, Bats, Robot
 Framework, behave, unittest and Hypothesis, black, pdflatex, NASM, valac, Poly/ML, CHICKEN, coqc,
-Bison, protoc, sqlite3, psql, nginx -t, Doxygen, clang++), whose tools batches 1 to 4 do not have.
+Bison, protoc, sqlite3, psql, nginx -t, Doxygen, clang++), whose tools batches 1 to 4 do not have,
+and batch 6 (`benchmarks/fresh_logs/generate6.py`, 2026-12-07, in `batch6/`: failures of gcc, ld,
+pytest, mypy, pip, cargo, javac, java, node, python, prove and minitest wrapped in the raw logs of
+GitHub Actions, GitLab CI, Jenkins, Azure Pipelines and Buildkite, with their timestamp prefixes,
+group markers, setup and post-job steps), whose layouts batches 1 to 5 do not have.
 Each case's needles were chosen from the injected fault
 alone (the lines naming the fault and its location, picked by a rule written with the fault)
 and committed before this benchmark first ran. No rule of the evidence engine was written
@@ -56,7 +60,14 @@ from benchmarks.evidence_recall import (
 )
 
 FRESH_DIR = Path(__file__).resolve().parent / "fresh_logs"
-BATCH_DIRS = {"1": ".", "2": "batch2", "3": "batch3", "4": "batch4", "5": "batch5"}
+BATCH_DIRS = {
+    "1": ".",
+    "2": "batch2",
+    "3": "batch3",
+    "4": "batch4",
+    "5": "batch5",
+    "6": "batch6",
+}
 """Each batch's folder under the fresh folder (its `cases.jsonl`, its `logs/`)."""
 OURS = "chosen view"
 QUICK_PER_BATCH = 2
@@ -80,7 +91,7 @@ def read_log(path: Path) -> str:
 def load_rows(root: Path) -> list[dict[str, Any]]:
     """The labelled cases of every batch's `cases.jsonl` under `root` (absent files: none).
 
-    Each row gets `batch` ("1" to "5") and its `path` relative to `root`.
+    Each row gets `batch` ("1" to "6") and its `path` relative to `root`.
     """
     rows: list[dict[str, Any]] = []
     for batch, sub in BATCH_DIRS.items():
@@ -98,7 +109,7 @@ def load_rows(root: Path) -> list[dict[str, Any]]:
 
 
 def batch_of(case: Case) -> str:
-    """The batch of a case made by `load_cases` ("1" to "5")."""
+    """The batch of a case made by `load_cases` ("1" to "6")."""
     return case.source.rsplit(" ", 1)[-1]
 
 
