@@ -59,6 +59,9 @@ EXACT = TiktokenCounter()
         ("\x1b]8;;http://e.com\x1b\\link\x1b]8;;\x1b\\\n", "link\n"),
         ("stray \x1b\n", "stray \u241b\n"),
         ("\x9b31mc1\n", "c1\n"),
+        # A string command ended by BEL (Buildkite's timestamps) goes whole, as an OSC does.
+        ("\x1b_bk;t=1796676992954\x07KeyError: 'id'\n", "KeyError: 'id'\n"),
+        ("\x1bPq#0\x07x\n", "x\n"),
     ],
 )
 def test_clean_for_display(raw: str, shown: str) -> None:

@@ -281,3 +281,14 @@ def test_a_table_ends_as_one_under_its_footer(footer: str) -> None:
     table = "id|name|price\n" + "".join(f"{i}|track {i}|0.99\n" for i in range(3_503))
     assert _is_rows(table + footer + "\n")
     assert not _is_rows(table + "Error: database is locked\n" + footer + "\n")
+
+
+def test_escape_stamped_lines_are_not_rows() -> None:
+    """Buildkite writes `\x1b_bk;t=<ms>\x07` before each line: its `;` splits no cells."""
+    log = "".join(
+        f"\x1b_bk;t={1_796_676_992_954 + i}\x07INFO row {i} loaded in {i % 7} ms\n"
+        for i in range(300)
+    )
+    log += "\x1b_bk;t=1796676993300\x07KeyError: 'customer_id'\n"
+    assert detect_layout(log[:SNIFF_PREFIX_CHARS], whole=True) is None
+    assert choose_view(log).kind != "rows"

@@ -33,8 +33,9 @@ __all__ = [
     "safe_cut",
 ]
 
-# CSI, OSC (terminated by BEL, ST or the end of the line), DCS/SOS/PM/APC strings, other
-# two-byte escapes. None of them may span a newline: line numbers must survive cleaning.
+# CSI, OSC (terminated by BEL, ST or the end of the line), DCS/SOS/PM/APC strings (terminated
+# by ST or, as Buildkite's `\x1b_bk;t=<ms>\x07` timestamps are, by BEL), other two-byte
+# escapes. None of them may span a newline: line numbers must survive cleaning.
 # `_ESC_RE` is the 7-bit escapes with their `\x1b` factored out: the search skips to each ESC
 # with a literal scan instead of testing every character against a set. A text without
 # `\x9b` has no 8-bit CSI to remove, and its escapes are the same matches as `_ANSI_RE`'s.
@@ -42,7 +43,7 @@ _ESC_RE = re.compile(
     r"\x1b(?:"
     r"\[[0-?]*[ -/]*[@-~]"
     r"|\][^\x07\x1b\n]*(?:\x07|\x1b\\|(?=\n)|$)"
-    r"|[PX^_][^\x1b\n]*\x1b\\"
+    r"|[PX^_][^\x07\x1b\n]*(?:\x07|\x1b\\)"
     r"|[ -/]*[0-~]"
     r")"
 )

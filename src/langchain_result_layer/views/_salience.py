@@ -58,6 +58,7 @@ from langchain_result_layer.core.evidence import (
     scanned_region,
 )
 from langchain_result_layer.core.normalize import clean_for_display
+from langchain_result_layer.views._line_prefix import line_prefix
 from langchain_result_layer.views._ranking import Ranking, _greedy_order, _group_key
 from langchain_result_layer.views._salience_settings import DEFAULT_SETTINGS, SalienceSettings
 from langchain_result_layer.views.text import utf8_length
@@ -294,8 +295,9 @@ class Analysis:
 
     Attributes:
         total_lines: Lines of the text (split on `\n`).
-        texts: Display text (cleaned, no line ending) of every line that has a priority for
-            a reason of its own (fill lines are read with `text` when shown).
+        texts: Analysed text (cleaned, no line ending, without the timestamp prefix the
+            lines share: `views._line_prefix`) of every line that has a priority for a reason
+            of its own (the shown lines are read with `text`).
         priority: Line number -> priority (only lines worth showing).
         own: Line number -> the line's own salience (anchors only).
         roles: Line number -> `exit`, `error`, `detail`, `context`, `tail` or `fill`.
@@ -1198,6 +1200,11 @@ def analyse(
         assert a.ranked()[0] in (3, 5)
         ```
     """
+    # A CI system's timestamp before every line: the passes read the lines without it (the
+    # same lines, the same numbers); the lines shown, their offsets and sizes are the raw ones.
+    n = len(raw)
+    prefix = line_prefix(raw) if n <= FULL_ANALYSIS_CHARS else None
+    shown_raw, raw = raw, raw if prefix is None else prefix.sub("", raw)
     regions, total, middle = _regions(raw, settings)
     if middle is not None:
         regions = _with_middle_windows(raw, regions, middle, settings)
@@ -1206,16 +1213,17 @@ def analyse(
         total_lines=total,
         partial=middle is not None,
         unscanned_chars=_unscanned(raw, middle),
-        raw_chars=len(raw),
+        raw_chars=n,
         is_error=is_error,
         settings=settings,
-        _lines=lines,
+        _lines=lines if prefix is None else _Lines([_split_region(shown_raw, 0, n, 1)], [1]),
     )
     if total == 0:
         return result
     scan = _scan(regions, raw, extra_signal, level_salience)
     _rare_codes(scan, settings)
-    result._raw_bytes = scan.raw_bytes  # `byte_size` counts it when it is `None`
+    if prefix is None:
+        result._raw_bytes = scan.raw_bytes  # `byte_size` counts it when it is `None`
     steps = _steps(scan, settings)
     weights = _weigh(scan, steps, lines, total, settings)
     work = _Work(lines=lines, own=scan.own, texts=scan.texts, settings=settings)
