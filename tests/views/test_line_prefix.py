@@ -84,6 +84,8 @@ def test_a_stamped_text_is_analysed_as_the_text_itself(pieces: list[str], stamp:
     assert stamped.error_lines == plain.error_lines
     assert stamped.verdict_lines == plain.verdict_lines
     # The lines shown are the raw ones, stamp included; their offsets are the raw text's.
+    assert stamped.line_prefix is not None
+    assert plain.line_prefix is None
     assert stamped.raw_chars == len(text)
     assert stamped.byte_size(text) == len(text.encode("utf-8", "surrogatepass"))
     for line_no in list(stamped.priority)[:20]:

@@ -310,6 +310,8 @@ class Analysis:
         raw_chars: Characters of the text.
         is_error: Whether it was weighed for a result the tool reported as an error.
         settings: The settings it was made with.
+        line_prefix: The stamp every line carries (`views._line_prefix.line_prefix`), which
+            the passes read past, or `None`.
     """
 
     total_lines: int
@@ -325,6 +327,7 @@ class Analysis:
     raw_chars: int = 0
     is_error: bool = False
     settings: SalienceSettings = field(default_factory=lambda: DEFAULT_SETTINGS)
+    line_prefix: re.Pattern[str] | None = None
     _lines: _Lines = field(default_factory=lambda: _Lines(regions=[], firsts=[]))
     _ranking: Ranking | None = None
     _raw_bytes: int | None = None
@@ -1204,7 +1207,7 @@ def analyse(
     # same lines, the same numbers); the lines shown, their offsets and sizes are the raw ones.
     n = len(raw)
     prefix = line_prefix(raw) if n <= FULL_ANALYSIS_CHARS else None
-    shown_raw, raw = raw, raw if prefix is None else prefix.sub("", raw)
+    shown, raw = raw, raw if prefix is None else prefix.sub("", raw)  # `raw`: what is read
     regions, total, middle = _regions(raw, settings)
     if middle is not None:
         regions = _with_middle_windows(raw, regions, middle, settings)
@@ -1216,7 +1219,8 @@ def analyse(
         raw_chars=n,
         is_error=is_error,
         settings=settings,
-        _lines=lines if prefix is None else _Lines([_split_region(shown_raw, 0, n, 1)], [1]),
+        line_prefix=prefix,
+        _lines=lines if prefix is None else _Lines([_split_region(shown, 0, n, 1)], [1]),
     )
     if total == 0:
         return result

@@ -44,7 +44,6 @@ from langchain_result_layer.views._layout import (
     clip,
     header_text,
 )
-from langchain_result_layer.views._line_prefix import line_prefix
 from langchain_result_layer.views._lines import (
     Window,
     sample_lines,
@@ -228,7 +227,7 @@ def _analyse_log(raw: str, *, settings: SalienceSettings = DEFAULT_SETTINGS) -> 
     numbered = facts.numbered
     time = time_range_of_parts(numbered) if numbered else None
     # A CI system's stamp before every line is read past (levels, templates, error kinds).
-    prefix = line_prefix(raw)
+    prefix = analysis.line_prefix
     if prefix is not None:
         numbered = [(n, prefix.sub("", line, count=1)) for n, line in numbered]
     levels: Counter[str] = Counter()
