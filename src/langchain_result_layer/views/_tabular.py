@@ -287,8 +287,6 @@ _JSON_ARRAY_RE = re.compile(r"(?<!\s)\s*\[\s*\{")
 _CELL_SPLIT_RE = re.compile(r"[|+]")
 _PSQL_FOOTER_RE = re.compile(r"^\(\d+ rows?\)$")
 _LOG_MILLIS_RE = re.compile(r"(\d\d:\d\d:\d\d),(\d{3})(?!\d)")
-_ESCAPE_RE = re.compile(r"\x1b")
-"""An escape sequence's start (colour codes, CI timestamps): its parameters hold semicolons."""
 _BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
 _SNIFF_LINES = 200
 _PROSE_WORDS = 3.0
@@ -587,7 +585,8 @@ def _delimited_layout(prefix: str, *, whole: bool) -> TextLayout | None:
     )
     candidates = [ln for ln in lines if not (_is_separator(ln) or _PSQL_FOOTER_RE.match(ln))]
     masked = [_LOG_MILLIS_RE.sub(r"\1.\2", ln) for ln in candidates]
-    escapes = any(_ESCAPE_RE.search(ln) for ln in candidates)
+    # An escape sequence (colour codes, CI timestamps) holds semicolons in its parameters.
+    escapes = any("\x1b" in ln for ln in candidates)
     best: tuple[int, str, bool] | None = None
     for delim in _DELIMITERS:
         if (delim == ";" and escapes) or (aligned and delim != "|"):
