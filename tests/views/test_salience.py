@@ -228,11 +228,15 @@ def test_errors_outside_the_failed_step_weigh_less() -> None:
 
 
 def _traced_step(traced: list[str]) -> str:
-    """A test step whose failure is followed by `+ ` lines just above its verdict."""
+    """A test step whose failure is followed by `+ ` lines just above its verdict.
+
+    The failure is one error line (no TAP `not ok` entry, itself a failure item): whether a
+    `+ ` line starts a step after it is the one thing that moves its weight.
+    """
     lines = [
         "$ ./build.sh test",
         *[f"  ok {i} renders" for i in range(50)],
-        "  not ok 51 renders the header",
+        "  51 renders the header",
         "Error: expected header to be visible",
         *[f"  ok {i} renders" for i in range(52, 80)],
         *traced,
@@ -532,6 +536,38 @@ def test_every_entry_of_a_long_failure_list_keeps_some_weight() -> None:
     entries = [ln for ln, t in analysis.texts.items() if ": F401 " in t or ": E501 " in t]
     assert len(entries) == 900
     assert all(analysis.priority.get(ln, 0.0) > 0.0 for ln in entries)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # the mark alone reports a failure: no error word is needed
+        ("not ok 22 - parses header field 21", SALIENCE_ITEM),
+        ("    not ok 3 - nested subtest", SALIENCE_ITEM),
+        ("  ✗ renders the header", SALIENCE_ITEM),
+        ("✖ Should render the header", SALIENCE_ITEM),
+        # a TAP directive says the failure is expected; a passing entry reports nothing
+        ("not ok 4 - connects # TODO no database here", 0.0),
+        ("not ok 5 # SKIP network", 0.0),
+        ("ok 22 - parses header field 21", 0.0),
+        ("this is not ok at all", 0.0),
+    ],
+)
+def test_a_failure_mark_reports_without_an_error_word(line: str, expected: float) -> None:
+    assert line_salience(line) == expected
+
+
+def test_a_tap_failure_among_passing_entries_is_an_error_line() -> None:
+    lines = [
+        "t/013_header.t .. ",
+        *[f"ok {i} - parses header field {i - 1}" for i in range(1, 22)],
+        "not ok 22 - parses header field 21",
+        *[f"ok {i} - parses header field {i - 1}" for i in range(23, 31)],
+        "1..30",
+        *[f"t/{n:03d}_header.t .. ok" for n in range(14, 60)],
+    ]
+    analysis = analyse("\n".join(lines) + "\n")
+    assert analysis.error_lines == [23]
 
 
 @pytest.mark.parametrize(

@@ -543,6 +543,9 @@ _ITEM_RE = re.compile(
     r"|_{3,}\ [^\n]{1,300}\ _{3,}\s*$)",  # pytest's `____ test_x ____`
 )
 _ITEM_SUFFIXES = (" FAIL", " FAILED", " ERROR", "...FAIL", "...FAILED", "...ERROR")
+# An entry whose mark alone reports a failure, with no error word: TAP's `not ok 3 - name`
+# (not a `# TODO` or `# SKIP` one, expected to fail) and the cross marks of test runners.
+_FAILURE_MARK_RE = re.compile(r"^\s{0,40}(?:[✗✖×✘]\ \S|not\ ok\b(?!.*\#\s*(?:todo|skip)))", re.I)
 # A tool's diagnostic `path:line:column: message` (compilers, linters, type checkers).
 _DIAGNOSTIC_RE = re.compile(r"^(?:\s{0,40}(?:[A-Za-z]:)?[\w./\\@+-]{1,400}:\d{1,9}:\d{1,9}:\ \S)")
 # A line that is a warning report as a whole (a leading level, or a diagnostic's kind).
@@ -893,7 +896,9 @@ def _kind_of(head: str, low: str, words: set[str]) -> float:
         return SALIENCE_STRONG  # the warnings above it failed the build
     if errors and _summary(head, low):
         return SALIENCE_SUMMARY
-    if _is_item(head) and (errors or head.lstrip()[:1].isdigit()):
+    if _is_item(head) and (
+        errors or head.lstrip()[:1].isdigit() or _FAILURE_MARK_RE.match(head) is not None
+    ):
         return SALIENCE_ITEM
     if (errors or "rror" in head or "xception" in head) and (
         (errors and (_found(_LABEL_PARTS, low, low) or _found(_SHOUTED_PARTS, head, head)))
