@@ -78,7 +78,7 @@ PY = f"{TOOLS}/venv/bin/python"
 # A local HTTP server (127.0.0.1, a free port) the fetching cases talk to: it serves files from
 # `srv/` and answers POSTs with the JSON bodies of `srv/_replies/<path>.json` (status in the file)
 
-SERVER = r'''
+SERVER = r"""
 import http.server, json, os, sys, time
 
 ROOT = os.path.abspath("srv")
@@ -112,7 +112,7 @@ class H(http.server.SimpleHTTPRequestHandler):
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 open(".port", "w").write(str(s.server_address[1]))
 s.serve_forever()
-'''
+"""
 
 START_SERVER = """\
 python3 .ci/server.py & server_pid=$!
@@ -135,25 +135,61 @@ def _server_job(body: str, *, cleanup: str | None = None) -> str:
 def curl_deploy_422(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         _server(d)
-        services = ["billing", "ledger", "invoices", "search", "gateway", "reports", "auth", "mailer"]
+        services = [
+            "billing",
+            "ledger",
+            "invoices",
+            "search",
+            "gateway",
+            "reports",
+            "auth",
+            "mailer",
+        ]
         for i in range(n):
             svc = services[i % len(services)]
             manifest = {
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",
-                "metadata": {"name": f"{svc}-{i:02d}", "labels": {"team": "platform", "tier": "backend"}},
+                "metadata": {
+                    "name": f"{svc}-{i:02d}",
+                    "labels": {"team": "platform", "tier": "backend"},
+                },
                 "spec": {
                     "replicas": 40 if i == bad else rng.randint(2, 8),
-                    "template": {"spec": {"containers": [{"name": svc, "image": f"registry.acme.example/{svc}:3.{rng.randint(0, 40)}.{rng.randint(0, 9)}", "resources": {"limits": {"cpu": "500m", "memory": "512Mi"}}}]}},
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {
+                                    "name": svc,
+                                    "image": f"registry.acme.example/{svc}:3.{rng.randint(0, 40)}.{rng.randint(0, 9)}",
+                                    "resources": {"limits": {"cpu": "500m", "memory": "512Mi"}},
+                                }
+                            ]
+                        }
+                    },
                 },
             }
-            _w(d / "deploy" / f"{i:02d}-{svc}.json", __import__("json").dumps(manifest, indent=2) + "\n")
+            _w(
+                d / "deploy" / f"{i:02d}-{svc}.json",
+                __import__("json").dumps(manifest, indent=2) + "\n",
+            )
         svc = services[bad % len(services)]
         causes = [
-            {"field": f"spec.template.spec.containers[{k}].resources", "reason": "FieldValueValid", "message": "resources within the namespace's LimitRange"}
+            {
+                "field": f"spec.template.spec.containers[{k}].resources",
+                "reason": "FieldValueValid",
+                "message": "resources within the namespace's LimitRange",
+            }
             for k in range(3)
         ]
-        causes.insert(1, {"field": "spec.replicas", "reason": "FieldValueInvalid", "message": f"Invalid value: 40: must be less than or equal to the namespace quota maxReplicas=10 (namespace acme-prod, quota acme-prod-compute, currently used 62 of 70 pods)"})
+        causes.insert(
+            1,
+            {
+                "field": "spec.replicas",
+                "reason": "FieldValueInvalid",
+                "message": "Invalid value: 40: must be less than or equal to the namespace quota maxReplicas=10 (namespace acme-prod, quota acme-prod-compute, currently used 62 of 70 pods)",
+            },
+        )
         body = {
             "kind": "Status",
             "apiVersion": "v1",
@@ -161,10 +197,27 @@ def curl_deploy_422(n: int, bad: int) -> Build:
             "status": "Failure",
             "message": f'Deployment.apps "{svc}-{bad:02d}" is invalid: spec.replicas: Invalid value: 40: must be less than or equal to the namespace quota maxReplicas=10',
             "reason": "Invalid",
-            "details": {"name": f"{svc}-{bad:02d}", "group": "apps", "kind": "Deployment", "causes": causes, "retryAfterSeconds": 0, "admission": {"webhook": "quota.acme.example", "policy": "acme-prod-compute", "evaluated": [f"rule-{k:02d}" for k in range(24)]}},
+            "details": {
+                "name": f"{svc}-{bad:02d}",
+                "group": "apps",
+                "kind": "Deployment",
+                "causes": causes,
+                "retryAfterSeconds": 0,
+                "admission": {
+                    "webhook": "quota.acme.example",
+                    "policy": "acme-prod-compute",
+                    "evaluated": [f"rule-{k:02d}" for k in range(24)],
+                },
+            },
             "code": 422,
         }
-        _w(d / "srv" / "_replies" / f"apis_apps_v1_namespaces_acme-prod_deployments_{svc}-{bad:02d}.json", __import__("json").dumps({"status": 422, "body": body}))
+        _w(
+            d
+            / "srv"
+            / "_replies"
+            / f"apis_apps_v1_namespaces_acme-prod_deployments_{svc}-{bad:02d}.json",
+            __import__("json").dumps({"status": 422, "body": body}),
+        )
         _w(d / "srv" / "healthz", "ok\n")
         script = textwrap.dedent(
             """\
@@ -190,7 +243,10 @@ def curl_deploy_422(n: int, bad: int) -> Build:
 #    among make V=1 command lines of ~2,000 characters
 def gxx_template_long(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
-        _w(d / "include" / "registry.hpp", "#pragma once\n#include <map>\n#include <string>\n#include <vector>\n#include <utility>\n#include <iostream>\nusing Registry = std::map<std::string, std::vector<std::pair<int, std::string>>>;\n")
+        _w(
+            d / "include" / "registry.hpp",
+            "#pragma once\n#include <map>\n#include <string>\n#include <vector>\n#include <utility>\n#include <iostream>\nusing Registry = std::map<std::string, std::vector<std::pair<int, std::string>>>;\n",
+        )
         for i in range(n):
             if i == bad:
                 use = "    std::cout << reg << std::endl;\n"
@@ -206,8 +262,49 @@ def gxx_template_long(n: int, bad: int) -> Build:
                 "    int unused_total = 0;\n"
                 "    return std::accumulate(xs.begin(), xs.end(), 0);\n}\n",
             )
-        incs = " ".join(f"-Ithird_party/{lib}/include" for lib in ["abseil-cpp", "boost_1_83_0", "fmt-10.1.1", "spdlog-1.12.0", "protobuf-24.4/src", "grpc-1.59.2", "re2-2023-11-01", "googletest-1.14.0/googletest", "googletest-1.14.0/googlemock", "nlohmann_json-3.11.2", "zlib-1.3", "openssl-3.1.4", "curl-8.4.0", "libuv-1.46.0", "c-ares-1.21.0"])
-        defs = " ".join(f"-D{k}" for k in ["ACME_BUILD=1", "ACME_VERSION_MAJOR=4", "ACME_VERSION_MINOR=12", "ACME_WITH_GRPC=1", "ACME_WITH_TLS=1", "ABSL_USES_STD_STRING_VIEW", "BOOST_ALL_NO_LIB", "BOOST_ASIO_NO_DEPRECATED", "FMT_HEADER_ONLY", "SPDLOG_FMT_EXTERNAL", "PROTOBUF_USE_DLLS", "GRPC_ALLOW_EXCEPTIONS=1", "NDEBUG", "_GLIBCXX_ASSERTIONS", "_FILE_OFFSET_BITS=64", "CURL_STATICLIB", "ZLIB_CONST", "OPENSSL_API_COMPAT=0x10100000L"])
+        incs = " ".join(
+            f"-Ithird_party/{lib}/include"
+            for lib in [
+                "abseil-cpp",
+                "boost_1_83_0",
+                "fmt-10.1.1",
+                "spdlog-1.12.0",
+                "protobuf-24.4/src",
+                "grpc-1.59.2",
+                "re2-2023-11-01",
+                "googletest-1.14.0/googletest",
+                "googletest-1.14.0/googlemock",
+                "nlohmann_json-3.11.2",
+                "zlib-1.3",
+                "openssl-3.1.4",
+                "curl-8.4.0",
+                "libuv-1.46.0",
+                "c-ares-1.21.0",
+            ]
+        )
+        defs = " ".join(
+            f"-D{k}"
+            for k in [
+                "ACME_BUILD=1",
+                "ACME_VERSION_MAJOR=4",
+                "ACME_VERSION_MINOR=12",
+                "ACME_WITH_GRPC=1",
+                "ACME_WITH_TLS=1",
+                "ABSL_USES_STD_STRING_VIEW",
+                "BOOST_ALL_NO_LIB",
+                "BOOST_ASIO_NO_DEPRECATED",
+                "FMT_HEADER_ONLY",
+                "SPDLOG_FMT_EXTERNAL",
+                "PROTOBUF_USE_DLLS",
+                "GRPC_ALLOW_EXCEPTIONS=1",
+                "NDEBUG",
+                "_GLIBCXX_ASSERTIONS",
+                "_FILE_OFFSET_BITS=64",
+                "CURL_STATICLIB",
+                "ZLIB_CONST",
+                "OPENSSL_API_COMPAT=0x10100000L",
+            ]
+        )
         warn = "-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough -Wmisleading-indentation -Wduplicated-cond -Wduplicated-branches -Wlogical-op -Wuseless-cast"
         opts = "-O2 -g -std=c++17 -fPIC -fno-omit-frame-pointer -fstack-protector-strong -fvisibility=hidden -fvisibility-inlines-hidden -ffunction-sections -fdata-sections -pipe -MMD -MP"
         _w(
@@ -236,12 +333,18 @@ def node_minified(n: int, bad: int) -> Build:
             '"use strict";(()=>{var cfg={regions:Array.from({length:24},(x,i)=>({code:"R"+i,net:1000+i*37})),tax:{rate:{rate:0.2,zone:"EU"}}};'
             + ";".join(mods)
             + ";var out=[];"
-            + "".join(f"out.push(m{i}(cfg));console.log(JSON.stringify(out[out.length-1]));" for i in range(n))
+            + "".join(
+                f"out.push(m{i}(cfg));console.log(JSON.stringify(out[out.length-1]));"
+                for i in range(n)
+            )
             + 'console.log("report complete")})();\n//# sourceMappingURL=app.min.js.map\n'
         )
         _w(d / "dist" / "app.min.js", bundle)
         for i in range(n):
-            _w(d / "src" / f"section-{i:03d}.js", f"// section {i}\nexport function m{i}(cfg) {{ return cfg; }}\n")
+            _w(
+                d / "src" / f"section-{i:03d}.js",
+                f"// section {i}\nexport function m{i}(cfg) {{ return cfg; }}\n",
+            )
         script = textwrap.dedent(
             f"""\
             node --version
@@ -313,7 +416,9 @@ def wget_progress_404(n: int, bad: int) -> Build:
             names.append(name)
             if i != bad:
                 (d / "srv" / "datasets" / "orders-2026q3").mkdir(parents=True, exist_ok=True)
-                (d / "srv" / "datasets" / "orders-2026q3" / name).write_bytes(rng.randbytes(rng.randint(1_200_000, 2_400_000)))
+                (d / "srv" / "datasets" / "orders-2026q3" / name).write_bytes(
+                    rng.randbytes(rng.randint(1_200_000, 2_400_000))
+                )
         _w(d / "MANIFEST", "".join(f"datasets/orders-2026q3/{x}\n" for x in names))
         script = textwrap.dedent(
             """\
@@ -379,7 +484,10 @@ def make_j4_interleaved(n: int, bad: int) -> Build:
         g._c_project(d, rng, n)
         g._c_main(d, "")
         path = d / "src" / f"mod_{bad:03d}.c"
-        _w(path, path.read_text().replace("    return total;", "    return total * scale_factor(count);", 1))
+        _w(
+            path,
+            path.read_text().replace("    return total;", "    return total * scale_offset;", 1),
+        )
         _w(
             d / "gen.sh",
             textwrap.dedent(
@@ -440,7 +548,9 @@ def tcl_parallel(files: int, per: int, bad: tuple[int, int]) -> Build:
             ]
             for k in range(per):
                 want = k * 17 + f + (1 if (f, k) == bad else 0)
-                lines.append(f"test tariff-{f}.{k} {{tariff of {k} in zone {f}}} -body {{ tariff {k} }} -result {want}")
+                lines.append(
+                    f"test tariff-{f}.{k} {{tariff of {k} in zone {f}}} -body {{ tariff {k} }} -result {want}"
+                )
             lines.append("set failed $::tcltest::numTests(Failed)")
             lines.append("cleanupTests")
             lines.append("exit [expr {$failed > 0}]")
@@ -460,16 +570,22 @@ def c_assert_midline(n: int, bad: int) -> Build:
         for i in range(n):
             a, b = rng.randint(2, 99), rng.randint(2, 99)
             want = a * b + (1 if i == bad else 0)
-            warn = f'    if ({i} % 9 == 4) fprintf(stderr, "[warn] rounding table {i} reloaded\\n");\n'
-            tests.append(f"static void test_{i:03d}_rounding(void)\n{{\n{warn}    assert(mul_round({a}, {b}) == {want});\n}}\n")
-        reg = "\n".join(f'    RUN(test_{i:03d}_rounding);' for i in range(n))
+            warn = (
+                f'    if ({i} % 9 == 4) fprintf(stderr, "[warn] rounding table {i} reloaded\\n");\n'
+            )
+            tests.append(
+                f"static void test_{i:04d}_rounding(void)\n{{\n{warn}    assert(mul_round({a}, {b}) == {want});\n}}\n"
+            )
+        reg = "\n".join(f"    RUN(test_{i:04d}_rounding);" for i in range(n))
         _w(
             d / "tests" / "runner.c",
             "#include <assert.h>\n#include <stdio.h>\n#include <unistd.h>\n\n"
             "static int mul_round(int a, int b) { usleep(200); return a * b; }\n\n"
             + "\n".join(tests)
             + '\n#define RUN(t) do { printf("%-28s ... ", #t); t(); printf("ok\\n"); } while (0)\n\n'
-            "int main(void)\n{\n    setvbuf(stdout, NULL, _IONBF, 0);\n" + reg + '\n    puts("all tests passed");\n    return 0;\n}\n',
+            "int main(void)\n{\n    setvbuf(stdout, NULL, _IONBF, 0);\n"
+            + reg
+            + '\n    puts("all tests passed");\n    return 0;\n}\n',
         )
         body = "gcc --version | head -n 1\n"
         body += _run_step("gcc -g -O0 -Wall -o tests/runner tests/runner.c && ./tests/runner")
@@ -581,7 +697,10 @@ def kotlin_mismatch(n: int, bad: int) -> Build:
                 f"    fun apply(qty: Int): Int {{\n        val scratch = qty * {rng.randint(2, 9)}\n"
                 f"        val weight: Int = {val}\n        return weight + qty\n    }}\n}}\n",
             )
-        _w(d / "src" / "com" / "acme" / "pricing" / "Main.kt", "package com.acme.pricing\n\nfun main() {\n    println(Rule00(4).apply(3))\n}\n")
+        _w(
+            d / "src" / "com" / "acme" / "pricing" / "Main.kt",
+            "package com.acme.pricing\n\nfun main() {\n    println(Rule00(4).apply(3))\n}\n",
+        )
         body = "kotlinc -version 2>&1\nfind src -name '*.kt' | sort\n"
         body += _run_step("kotlinc -d out $(find src -name '*.kt' | sort)")
         return _job(body, cleanup="src")
@@ -594,7 +713,9 @@ def gawk_report(rows: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         lines = ["region,orders,revenue"]
         for i in range(rows):
-            lines.append(f"R{i:05d},{0 if i == bad else rng.randint(1, 400)},{rng.randint(100, 90000)}")
+            lines.append(
+                f"R{i:05d},{0 if i == bad else rng.randint(1, 400)},{rng.randint(100, 90000)}"
+            )
         _w(d / "data" / "regions.csv", "\n".join(lines) + "\n")
         _w(
             d / "scripts" / "report.awk",
@@ -651,8 +772,26 @@ def jq_pipeline(n: int, bad: int) -> Build:
         import json
 
         for i in range(n):
-            changes = None if i == bad else [{"type": rng.choice(["fix", "feat", "chore"]), "summary": f"change {k} of component {i}", "pr": rng.randint(1000, 9999)} for k in range(25)]
-            _w(d / "notes" / f"component-{i:02d}.json", json.dumps({"component": f"comp-{i:02d}", "version": f"4.{i}.0", "changes": changes}, indent=2) + "\n")
+            changes = (
+                None
+                if i == bad
+                else [
+                    {
+                        "type": rng.choice(["fix", "feat", "chore"]),
+                        "summary": f"change {k} of component {i}",
+                        "pr": rng.randint(1000, 9999),
+                    }
+                    for k in range(25)
+                ]
+            )
+            _w(
+                d / "notes" / f"component-{i:02d}.json",
+                json.dumps(
+                    {"component": f"comp-{i:02d}", "version": f"4.{i}.0", "changes": changes},
+                    indent=2,
+                )
+                + "\n",
+            )
         body = "jq --version\n"
         body += 'for f in notes/*.json; do\n  echo "== $f"\n  jq -r \'.component as $c | .changes[] | "\\($c) \\(.type): \\(.summary) (#\\(.pr))"\' "$f" || { status=$?; break; }\ndone\n'
         return _job(body, cleanup="notes")
@@ -675,7 +814,9 @@ def scenarios() -> list[Scenario]:
             "curl -sS --fail-with-body -X POST --data-binary @deploy/NN-svc.json http://127.0.0.1:$PORT/apis/apps/v1/...",
             "deploy/27-*.json asks for 40 replicas and the local API server answers 422 with a one-line JSON Status body of ~2,000 characters (the quota message inside), printed by curl --fail-with-body just before its own `curl: (22)` message on the same line; 40 manifests applied before it with their JSON heads and HTTP timings, a rollback listing after",
             [
-                Needle(r'(?P<n>"message":"Deployment\.apps \\"[a-z]+-27\\" is invalid: spec\.replicas: Invalid value: 40: [^"]+")'),
+                Needle(
+                    r'(?P<n>"message":"Deployment\.apps \\"[a-z]+-27\\" is invalid: spec\.replicas: Invalid value: 40: [^"]+")'
+                ),
                 Needle(r"(?P<n>curl: \(22\) The requested URL returned error: 422.*)"),
             ],
             curl_deploy_422(40, 27),
@@ -709,7 +850,9 @@ def scenarios() -> list[Scenario]:
             "src/acme/_speedups_31.c returns acc + missing_scale, a name declared nowhere (one of 45 C files compiled by a build_ext-like script that prints each ~900-character gcc command): gcc's error, then a traceback ending in a CalledProcessError whose message repeats the whole argv in one long line",
             [
                 Needle(r"^src/acme/_speedups_31\.c:\d+:\d+: error: .missing_scale. undeclared"),
-                Needle(r"^subprocess\.CalledProcessError: Command '\['gcc', .*_speedups_31\.c.*returned non-zero exit status 1\."),
+                Needle(
+                    r"^subprocess\.CalledProcessError: Command '\['gcc', .*_speedups_31\.c.*returned non-zero exit status 1\."
+                ),
             ],
             python_build_ext(45, 31),
             version_cmd="python3 --version",
@@ -739,8 +882,8 @@ def scenarios() -> list[Scenario]:
             "c",
             "gcc",
             "make -k -j4 all",
-            "src/mod_057.c returns total * scale_factor(count), a function declared nowhere (one of 120 files); each recipe runs a chatty table generator before gcc, and make -j4 interleaves the four jobs' lines (the error's note lines are split by other jobs' output)",
-            [Needle(r"^src/mod_057\.c:\d+:\d+: error: implicit declaration of function .scale_factor.")],
+            "src/mod_057.c returns total * scale_offset, a name declared nowhere (one of 120 files); each recipe runs a chatty table generator before gcc, and make -j4 interleaves the four jobs' lines (the error's note lines are split by other jobs' output)",
+            [Needle(r"^src/mod_057\.c:\d+:\d+: error: .scale_offset. undeclared")],
             make_j4_interleaved(120, 57),
             version_cmd="gcc --version | head -n 1",
         ),
@@ -769,9 +912,13 @@ def scenarios() -> list[Scenario]:
             "c",
             "gcc",
             "gcc -g -O0 -Wall -o tests/runner tests/runner.c && ./tests/runner",
-            "tests/runner.c: test_163_rounding asserts mul_round(a, b) == a * b + 1 (one of 1,200 tests); the runner writes `name ... ` to unbuffered stdout and glibc's assertion message goes to stderr in the middle of that line (so do some [warn] lines of passing tests); abort, then cleanup",
-            [Needle(r"(?P<n>runner: tests/runner\.c:\d+: test_163_rounding: Assertion .* failed\.)")],
-            c_assert_midline(1200, 163),
+            "tests/runner.c: test_1063_rounding asserts mul_round(a, b) == a * b + 1 (one of 1,200 tests); the runner writes `name ... ` to unbuffered stdout and glibc's assertion message goes to stderr in the middle of that line (so do some [warn] lines of passing tests); abort, then cleanup",
+            [
+                Needle(
+                    r"(?P<n>runner: tests/runner\.c:\d+: test_1063_rounding: Assertion .* failed\.)"
+                )
+            ],
+            c_assert_midline(1200, 1063),
             version_cmd="gcc --version | head -n 1",
         ),
         Scenario(
@@ -780,7 +927,11 @@ def scenarios() -> list[Scenario]:
             "java",
             "java -cp out com.acme.sync.Ledger",
             "com.acme.sync.Ledger: account 1377 is expected to balance one higher, so check() throws IllegalStateException after 1,377 INFO lines and java.util.logging warnings; the job is printed as a Windows runner writes it, every line ending in CRLF, its own lines with backslash paths",
-            [Needle(r"^Exception in thread \"main\" java\.lang\.IllegalStateException: ledger balance mismatch for account 1377")],
+            [
+                Needle(
+                    r"^Exception in thread \"main\" java\.lang\.IllegalStateException: ledger balance mismatch for account 1377"
+                )
+            ],
             windows(java_reconcile(2000, 1377), win_java),
             version_cmd="java -version 2>&1 | head -n 1",
         ),
@@ -790,7 +941,11 @@ def scenarios() -> list[Scenario]:
             "python3",
             "python3 import_batches.py",
             "import_batches.py reads data\\in\\batch_NNN.csv in turn and batch_086 is missing: FileNotFoundError with the backslash path, after 86 batches of INFO/WARNING lines naming backslash paths; printed as a Windows runner writes it, every line ending in CRLF",
-            [Needle(r"^FileNotFoundError: \[Errno 2\] No such file or directory: 'data\\\\in\\\\batch_086\.csv'")],
+            [
+                Needle(
+                    r"^FileNotFoundError: \[Errno 2\] No such file or directory: 'data\\\\in\\\\batch_086\.csv'"
+                )
+            ],
             windows(python_backslash_paths(140, 86), win_py),
             version_cmd="python3 --version",
         ),
@@ -799,8 +954,12 @@ def scenarios() -> list[Scenario]:
             "kotlin",
             "kotlinc",
             "kotlinc -d out $(find src -name '*.kt' | sort)",
-            "src/com/acme/pricing/Rule17.kt assigns a String (\"%d\".format(base)) to val weight: Int (one of 60 files, each with an unused-variable warning); JVM deprecation warnings first",
-            [Needle(r"Rule17\.kt:\d+:\d+: error: type mismatch: inferred type is String but Int was expected")],
+            'src/com/acme/pricing/Rule17.kt assigns a String ("%d".format(base)) to val weight: Int (one of 60 files, each with an unused-variable warning); JVM deprecation warnings first',
+            [
+                Needle(
+                    r"Rule17\.kt:\d+:\d+: error: type mismatch: inferred type is String but Int was expected"
+                )
+            ],
             kotlin_mismatch(60, 17),
             version_cmd="kotlinc -version 2>&1 | grep -i kotlin | head -n 1",
         ),
@@ -829,7 +988,7 @@ def scenarios() -> list[Scenario]:
             "jq",
             "jq",
             "jq -r '.component as $c | .changes[] | ...' notes/component-NN.json",
-            "notes/component-22.json has \"changes\": null, so .changes[] fails (one of 30 files; 22 files of release-note lines printed before it)",
+            'notes/component-22.json has "changes": null, so .changes[] fails (one of 30 files; 22 files of release-note lines printed before it)',
             [Needle(r"^jq: error \(at notes/component-22\.json:\d+\): Cannot iterate over null")],
             jq_pipeline(30, 22),
             version_cmd="jq --version",
@@ -846,7 +1005,9 @@ def ensure_tools() -> None:
     venv = TOOLS / "venv"
     if not (venv / "bin" / "pytest").exists() or not list(venv.glob("lib/*/site-packages/xdist")):
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "pytest", "pytest-xdist"], check=True)
+        subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", "pytest", "pytest-xdist"], check=True
+        )
 
 
 def check_row(row: dict[str, object]) -> None:
@@ -857,7 +1018,9 @@ def check_row(row: dict[str, object]) -> None:
         data = __import__("gzip").decompress(data)
     text = data.decode("utf-8", errors="replace")
     lines = text.split("\n")
-    for needle, rule, number in zip(row["needles"], row["needle_rules"], row["needle_lines"], strict=True):  # type: ignore[call-overload]
+    for needle, rule, number in zip(
+        row["needles"], row["needle_rules"], row["needle_lines"], strict=True
+    ):  # type: ignore[call-overload]
         assert needle, row["id"]
         assert needle in lines[number - 1], (row["id"], needle)
         assert re.search(rule, lines[number - 1]), (row["id"], rule)
