@@ -812,7 +812,7 @@ def scenarios() -> list[Scenario]:
             "http",
             "curl",
             "curl -sS --fail-with-body -X POST --data-binary @deploy/NN-svc.json http://127.0.0.1:$PORT/apis/apps/v1/...",
-            "deploy/27-*.json asks for 40 replicas and the local API server answers 422 with a one-line JSON Status body of ~2,000 characters (the quota message inside), printed by curl --fail-with-body just before its own `curl: (22)` message on the same line; 40 manifests applied before it with their JSON heads and HTTP timings, a rollback listing after",
+            "deploy/27-*.json asks for 40 replicas and the local API server answers 422 with a one-line JSON Status body of ~2,000 characters (the quota message inside), printed by curl --fail-with-body on the line after its own `curl: (22)` message (stderr before the buffered body); 40 manifests applied before it with their JSON heads and HTTP timings, a rollback listing after",
             [
                 Needle(
                     r'(?P<n>"message":"Deployment\.apps \\"[a-z]+-27\\" is invalid: spec\.replicas: Invalid value: 40: [^"]+")'
