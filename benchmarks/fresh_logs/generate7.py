@@ -9,7 +9,7 @@ failure:
 - very long lines: the explaining line is hundreds to thousands of characters long (a JSON error
   body printed by curl from a local HTTP server, a g++ template diagnostic, a Python
   `CalledProcessError` with a long compiler argv) or sits among such lines (a minified bundle's
-  source line printed by node, `make V=1` command lines of 2,000 characters);
+  source line printed by node, make's g++ command lines of ~1,500 characters);
 - progress output rewritten in place with carriage returns (wget's bar, a training loop's
   progress) with the error right after or on the same physical line;
 - interleaved parallel output (`make -j4` with chatty recipes, pytest-xdist workers, tcltest
@@ -24,7 +24,7 @@ rule selects that part, which is then a substring of the line. Lines are split o
 (a CRLF line keeps its `\\r`, which stripping removes from the needle). Nothing here imports or
 runs the package.
 
-Tools: gcc, g++, make, node, default-jdk, tclsh, curl, wget, sqlite3 and python3 from the
+Tools: gcc, g++, make, node, default-jdk, tclsh, curl, wget, git and python3 from the
 machine; kotlin, gawk, shellcheck and jq from Debian (`apt-get install -y kotlin gawk shellcheck
 jq`); pytest and pytest-xdist from PyPI, installed by this script into a venv under
 `FRESH_LOGS_TOOLS7`, default /tmp/fresh_tools7, never the project's venv. Versions are written
@@ -240,7 +240,7 @@ def curl_deploy_422(n: int, bad: int) -> Build:
 
 
 # 2. g++: std::cout << a map of vectors of pairs: one long "no match for operator<<" line,
-#    among make V=1 command lines of ~2,000 characters
+#    among make's command lines of ~1,500 characters
 def gxx_template_long(n: int, bad: int) -> Build:
     def build(d: Path, rng: random.Random) -> str:
         _w(
@@ -812,7 +812,7 @@ def scenarios() -> list[Scenario]:
             "http",
             "curl",
             "curl -sS --fail-with-body -X POST --data-binary @deploy/NN-svc.json http://127.0.0.1:$PORT/apis/apps/v1/...",
-            "deploy/27-*.json asks for 40 replicas and the local API server answers 422 with a one-line JSON Status body of ~2,000 characters (the quota message inside), printed by curl --fail-with-body on the line after its own `curl: (22)` message (stderr before the buffered body); 40 manifests applied before it with their JSON heads and HTTP timings, a rollback listing after",
+            "deploy/27-*.json asks for 40 replicas and the local API server answers 422 with a one-line JSON Status body of ~1,350 characters (the quota message inside), printed by curl --fail-with-body on the line after its own `curl: (22)` message (stderr before the buffered body); 40 manifests applied before it with their JSON heads and HTTP timings, a rollback listing after",
             [
                 Needle(
                     r'(?P<n>"message":"Deployment\.apps \\"[a-z]+-27\\" is invalid: spec\.replicas: Invalid value: 40: [^"]+")'
@@ -827,7 +827,7 @@ def scenarios() -> list[Scenario]:
             "c++",
             "g++",
             "make -k -j2 all",
-            "src/unit_23.cpp streams a std::map<std::string, std::vector<std::pair<int, std::string>>> to std::cout: g++'s one-line `no match for operator<<` diagnostic is hundreds of characters long (and followed by pages of candidate notes); 40 files compiled by make with ~2,000-character command lines and -Wall/-Wextra warnings",
+            "src/unit_23.cpp streams a std::map<std::string, std::vector<std::pair<int, std::string>>> to std::cout: g++'s one-line `no match for operator<<` diagnostic is hundreds of characters long (and followed by pages of candidate notes); 40 files compiled by make with ~1,500-character command lines and -Wall/-Wextra warnings",
             [Needle(r"^src/unit_23\.cpp:\d+:\d+: error: no match for .operator<<.")],
             gxx_template_long(40, 23),
             version_cmd="g++ --version | head -n 1",
@@ -837,7 +837,7 @@ def scenarios() -> list[Scenario]:
             "javascript",
             "node",
             "node dist/app.min.js",
-            "dist/app.min.js, a one-line minified bundle of 60 modules (~60 kB), reads t.tax.rates.value in module 41 where the config has tax.rate: node prints the whole bundle line with a caret, then the TypeError; before it a bundler-like listing of 60 sources and 41 report rows of JSON",
+            "dist/app.min.js, a one-line minified bundle of 60 modules (~20 kB), reads t.tax.rates.value in module 41 where the config has tax.rate: node prints the whole bundle line with a caret, then the TypeError; before it a bundler-like listing of 60 sources and 41 report rows of JSON",
             [Needle(r"^TypeError: Cannot read properties of undefined \(reading 'value'\)")],
             node_minified(60, 41),
             version_cmd="node --version",
@@ -847,7 +847,7 @@ def scenarios() -> list[Scenario]:
             "python",
             "python3+gcc",
             "python3 build_ext.py",
-            "src/acme/_speedups_31.c returns acc + missing_scale, a name declared nowhere (one of 45 C files compiled by a build_ext-like script that prints each ~900-character gcc command): gcc's error, then a traceback ending in a CalledProcessError whose message repeats the whole argv in one long line",
+            "src/acme/_speedups_31.c returns acc + missing_scale, a name declared nowhere (one of 45 C files compiled by a build_ext-like script that prints each ~550-character gcc command): gcc's error, then a traceback ending in a CalledProcessError whose message repeats the whole argv in one long line",
             [
                 Needle(r"^src/acme/_speedups_31\.c:\d+:\d+: error: .missing_scale. undeclared"),
                 Needle(
@@ -882,7 +882,7 @@ def scenarios() -> list[Scenario]:
             "c",
             "gcc",
             "make -k -j4 all",
-            "src/mod_057.c returns total * scale_offset, a name declared nowhere (one of 120 files); each recipe runs a chatty table generator before gcc, and make -j4 interleaves the four jobs' lines (the error's note lines are split by other jobs' output)",
+            "src/mod_057.c returns total * scale_offset, a name declared nowhere (one of 120 files); each recipe runs a chatty table generator before gcc, and make -j4 interleaves the four jobs' lines around the error (warnings of other files before and after it)",
             [Needle(r"^src/mod_057\.c:\d+:\d+: error: .scale_offset. undeclared")],
             make_j4_interleaved(120, 57),
             version_cmd="gcc --version | head -n 1",
@@ -954,7 +954,7 @@ def scenarios() -> list[Scenario]:
             "kotlin",
             "kotlinc",
             "kotlinc -d out $(find src -name '*.kt' | sort)",
-            'src/com/acme/pricing/Rule17.kt assigns a String ("%d".format(base)) to val weight: Int (one of 60 files, each with an unused-variable warning); JVM deprecation warnings first',
+            'src/com/acme/pricing/Rule17.kt assigns a String ("%d".format(base)) to val weight: Int (one of 60 files; kotlinc reports only the error, after the JVM deprecation warnings and the listing of the sources)',
             [
                 Needle(
                     r"Rule17\.kt:\d+:\d+: error: type mismatch: inferred type is String but Int was expected"
