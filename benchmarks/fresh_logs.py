@@ -67,6 +67,7 @@ BATCH_DIRS = {
     "4": "batch4",
     "5": "batch5",
     "6": "batch6",
+    "7": "batch7",
 }
 """Each batch's folder under the fresh folder (its `cases.jsonl`, its `logs/`)."""
 OURS = "chosen view"
