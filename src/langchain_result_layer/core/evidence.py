@@ -534,18 +534,20 @@ def _summary(head: str, low: str) -> bool:
     return _SUMMARY_RE.search(head) is not None
 
 
+# Marks that alone report a failed entry: a test runner's cross, TAP's `not ok`.
+_FAILURE_MARKS = r"[✗✖×✘]\ |not\ ok\b"
 # An entry of a failure list, or a diagnostic: the shape of the line, not its words.
 _ITEM_RE = re.compile(
     r"^\s{0,40}(?:\d{1,5}\)\ \S"  # `1) SolverTest::testX`
     r"|\d{1,5}\.\ (?:Failure|Error)\b"
     r"|(?:FAIL|FAILED|ERROR|ERRORED)\ [\w./\\:\[-]"  # `FAILED tests/x.py::y`
-    r"|[✗✖×✘]\ |not\ ok\b|---\ FAIL\b"
+    r"|" + _FAILURE_MARKS + r"|---\ FAIL\b"
     r"|_{3,}\ [^\n]{1,300}\ _{3,}\s*$)",  # pytest's `____ test_x ____`
 )
 _ITEM_SUFFIXES = (" FAIL", " FAILED", " ERROR", "...FAIL", "...FAILED", "...ERROR")
-# An entry whose mark alone reports a failure, with no error word: TAP's `not ok 3 - name`
-# (not a `# TODO` or `# SKIP` one, expected to fail) and the cross marks of test runners.
-_FAILURE_MARK_RE = re.compile(r"^\s{0,40}(?:[✗✖×✘]\ \S|not\ ok\b(?!.*\#\s*(?:todo|skip)))", re.I)
+# An entry whose mark alone reports a failure, with no error word; a TAP entry whose
+# directive (todo, skip) says the failure is expected reports none.
+_FAILURE_MARK_RE = re.compile(r"^\s{0,40}(?:" + _FAILURE_MARKS + r")(?!.*\#\s*(?i:todo|skip))")
 # A tool's diagnostic `path:line:column: message` (compilers, linters, type checkers).
 _DIAGNOSTIC_RE = re.compile(r"^(?:\s{0,40}(?:[A-Za-z]:)?[\w./\\@+-]{1,400}:\d{1,9}:\d{1,9}:\ \S)")
 # A line that is a warning report as a whole (a leading level, or a diagnostic's kind).
